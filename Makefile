@@ -1,0 +1,95 @@
+# ET-JDK front end. Run 'bash configure' first; it writes build/et-jdk.gmk.
+# Upstream targets (images, jdk, test, clean, ...) are forwarded to the
+# upstream build in build/src; the targets below are the fork's own.
+
+TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+-include $(TOP)/build/et-jdk.gmk
+
+SRC := $(TOP)/build/src
+CONF_DIR := $(TOP)/build/$(CONF_NAME)
+JDK_IMAGE := $(CONF_DIR)/images/jdk
+UPSTREAM_MAKE = $(MAKE) -C $(SRC) CONF_NAME=$(CONF_NAME)
+
+# Our own jtreg tests, run by 'make check' straight from the working tree
+# against the image (the full upstream test image is not needed for them).
+CHECK_TESTS ?= $(shell cat $(TOP)/test/check-tests.txt 2>/dev/null)
+JTREG_CONCURRENCY ?= 2
+JTREG_TIMEOUT_FACTOR ?= 4
+
+.PHONY: default images test check check-frontend check-jtreg patch-export \
+        patch-check patch-status dist bench-poller bench-e2e conformance \
+        torture-long configured help
+
+default: images
+
+help:
+	@echo "make images                      build the JDK image (build/$(CONF_NAME)/images/jdk)"
+	@echo "make test TEST=<selector>        upstream test runner (jtreg paths, micro:<name>)"
+	@echo "make check                       the fork's own tests (front end + jtreg)"
+	@echo "make patch-export                working tree -> patches/ and new files"
+	@echo "make patch-check                 validate patches/ (CI runs this)"
+	@echo "make patch-status                what in build/src is not exported yet"
+	@echo "make dist                        tar.gz of the image"
+	@echo "make bench-poller                ONESHOT vs ET micro benchmark -> doc/results/poller-micro.md"
+	@echo "make bench-e2e                   ONESHOT vs ET server benchmark -> doc/results/e2e.md"
+	@echo "make conformance                 upstream NIO/net suites, feature off and on -> doc/results/conformance.md"
+	@echo "make torture-long                long torture runs"
+
+configured:
+	@test -f $(TOP)/build/et-jdk.gmk -a -d $(SRC)/.git || \
+	  { echo "make: the tree is not configured; run: bash configure" >&2; exit 1; }
+
+images jdk: configured
+	+$(UPSTREAM_MAKE) $@
+
+test: configured
+	+$(UPSTREAM_MAKE) test TEST="$(TEST)" $(if $(MICRO),MICRO="$(MICRO)") $(if $(JTREG),JTREG="$(JTREG)")
+
+patch-export: configured
+	@$(TOP)/tools/patch-export.sh
+
+patch-check:
+	@$(TOP)/tools/patch-check.sh
+
+patch-status:
+	@$(TOP)/tools/patch-status.sh
+
+check: check-frontend check-jtreg
+
+check-frontend:
+	@$(TOP)/tools/test/run-frontend-tests.sh
+
+check-jtreg: configured
+	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
+	@rm -rf $(TOP)/build/check
+	$(JTREG_HOME)/bin/jtreg -jdk:$(JDK_IMAGE) -dir:$(SRC) \
+	  -w:$(TOP)/build/check/JTwork -r:$(TOP)/build/check/JTreport \
+	  -conc:$(JTREG_CONCURRENCY) -timeoutFactor:$(JTREG_TIMEOUT_FACTOR) \
+	  -agentvm -verbose:summary,fail $(CHECK_TESTS)
+
+dist: configured
+	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
+	@v=$$($(JDK_IMAGE)/bin/java -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.runtime.version/ {print $$2}'); \
+	  tar -C $(CONF_DIR)/images -czf $(TOP)/build/et-jdk-$$v-linux-$$(uname -m).tar.gz \
+	    --transform "s|^jdk|et-jdk-$$v|" jdk && \
+	  echo "build/et-jdk-$$v-linux-$$(uname -m).tar.gz"
+
+bench-poller: configured
+	$(TOP)/tools/bench-poller.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md $(BENCH_ARGS)
+
+bench-e2e: configured
+	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_ARGS)
+
+conformance: configured
+	$(TOP)/tools/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md
+
+torture-long: configured
+	$(TOP)/tools/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long
+
+# Anything else goes to the upstream build.
+.DEFAULT:
+	@test -f $(TOP)/build/et-jdk.gmk -a -d $(SRC)/.git || \
+	  { echo "make: the tree is not configured; run: bash configure" >&2; exit 1; }
+	+$(UPSTREAM_MAKE) $@
+
+Makefile $(TOP)/build/et-jdk.gmk: ;
