@@ -48,9 +48,9 @@ apply_ours() {
     echo "new file $f shadows an upstream file; change upstream files with a patch instead" > "$dir/.failed"
     return 1
   fi
-  git -C "$dir" add -A -- src test make
-  git -C "$dir" commit -q --allow-empty -m "ET-JDK: new files"
-  git -C "$dir" tag -f et-jdk/new-files > /dev/null
+  git -C "$dir" add -A . &&
+    git -C "$dir" commit -q --allow-empty -m "ET-JDK: new files" &&
+    git -C "$dir" tag -f et-jdk/new-files > /dev/null || return 1
   for p in $(series_patches "$ET_JDK_TOP"); do
     if ! git -C "$dir" am -k -q "$ET_JDK_TOP/$p" > "$dir/.am.log" 2>&1; then
       { echo "patch ${p#patches/} does not apply:"; grep -E '^(error|Patch failed|Applying)' "$dir/.am.log" | sed 's/^/  /'; } > "$dir/.failed"
@@ -79,14 +79,14 @@ if [ -d "$tree/.git" ]; then
 $(git -C "$tree" status --porcelain | head -n 10 | sed 's/^/  /')
   Commit them and run 'make patch-export', or discard them (git -C build/src reset --hard; git -C build/src clean -fd), then run configure again."
   fi
+  if unexported=$(tree_unexported "$ET_JDK_TOP") && [ -z "$unexported" ] && [ "$recreate" != true ]; then
+    # The tree holds exactly what the repo holds (e.g. just exported).
+    git -C "$tree" tag -f et-jdk/applied > /dev/null
+    echo "$fingerprint" > "$tree/.git/et-jdk-inputs"
+    say "build/src matches the repo"
+    exit 0
+  fi
   if [ "$(git -C "$tree" rev-parse HEAD)" != "$(git -C "$tree" rev-parse et-jdk/applied 2>/dev/null)" ]; then
-    if unexported=$(tree_unexported "$ET_JDK_TOP") && [ -z "$unexported" ]; then
-      # The tree holds exactly what the repo now holds (just exported).
-      git -C "$tree" tag -f et-jdk/applied > /dev/null
-      echo "$fingerprint" > "$tree/.git/et-jdk-inputs"
-      say "build/src matches the exported patches"
-      exit 0
-    fi
     die "build/src has commits that are not exported:
 $(printf '%s\n' "$unexported" | head -n 10 | sed 's/^/  /')
   Run 'make patch-export' (or drop them: git -C build/src reset --hard et-jdk/applied), then run configure again."
