@@ -1,0 +1,110 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ */
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * 1-byte blocking ping-pong: CLIENTS virtual threads, each with its own
+ * java.net.Socket, write one byte and block reading the one-byte reply from a
+ * one-thread Selector echo server (a platform thread, so only the clients use
+ * the virtual-thread poller). Each client does ROUND_TRIPS round trips; the
+ * total is printed so that perf stat counts can be divided by it.
+ *
+ *   java PingPong.java [clients=100] [roundTripsPerClient=10000]
+ */
+public class PingPong {
+    public static void main(String[] args) throws Exception {
+        int clients = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int roundTrips = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+
+        var loopback = InetAddress.getLoopbackAddress();
+        var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0), clients);
+        var selector = Selector.open();
+        Thread server = Thread.ofPlatform().daemon().start(() -> echo(listener, selector));
+
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < clients; i++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
+                    s.setTcpNoDelay(true);
+                    InputStream in = s.getInputStream();
+                    OutputStream out = s.getOutputStream();
+                    for (int r = 0; r < roundTrips; r++) {
+                        out.write(r);
+                        if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
+                    }
+                } catch (Exception e) {
+                    e.printStackTrace();
+                    System.exit(1);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            if (!t.join(java.time.Duration.ofMinutes(10))) {
+                System.err.println("client did not finish in 10 minutes: " + t);
+                System.exit(1);
+            }
+        }
+        long nanos = System.nanoTime() - start;
+        long total = (long) clients * roundTrips;
+        System.out.printf("round trips: %d%nround trips/s: %.0f%n", total,
+                total / (nanos / (double) TimeUnit.SECONDS.toNanos(1)));
+        System.exit(0);
+    }
+
+    private static void echo(ServerSocketChannel listener, Selector selector) {
+        try {
+            listener.configureBlocking(false);
+            listener.register(selector, SelectionKey.OP_ACCEPT);
+            ByteBuffer buf = ByteBuffer.allocateDirect(64);
+            while (true) {
+                selector.select(1000);
+                for (SelectionKey key : selector.selectedKeys()) {
+                    if (key.isAcceptable()) {
+                        SocketChannel sc;
+                        while ((sc = listener.accept()) != null) {
+                            sc.configureBlocking(false);
+                            sc.socket().setTcpNoDelay(true);
+                            sc.register(selector, SelectionKey.OP_READ);
+                        }
+                    } else if (key.isReadable()) {
+                        SocketChannel sc = (SocketChannel) key.channel();
+                        buf.clear();
+                        int n = sc.read(buf);
+                        if (n < 0) {
+                            key.cancel();
+                            sc.close();
+                        } else if (n > 0) {
+                            buf.flip();
+                            // 1-byte replies to 1-byte requests always fit the send buffer
+                            sc.write(buf);
+                        }
+                    }
+                }
+                selector.selectedKeys().clear();
+            }
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+}
