@@ -74,11 +74,14 @@ dist: configured
 	    --transform "s|^jdk|et-jdk-$$v|" jdk && \
 	  echo "build/et-jdk-$$v-linux-$$(uname -m).tar.gz"
 
+# BENCH_POLLER_OPTS (e.g. --quick, --pairs 5) is passed through the environment.
 bench-poller: configured
-	$(TOP)/tools/bench-poller.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md $(BENCH_ARGS)
+	+$(UPSTREAM_MAKE) test-image-micro
+	$(TOP)/tools/bench-poller.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md
 
+# BENCH_E2E_OPTS (e.g. --quick) is passed on the command line.
 bench-e2e: configured
-	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_ARGS)
+	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_E2E_OPTS)
 
 conformance: configured
 	$(TOP)/tools/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md

@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# bench-poller.sh: ONESHOT vs edge-triggered (ET) read pollers, side by side.
+#
+# Runs the JMH micro benchmark org.openjdk.bench.java.net.SocketReadPollerBench
+# (test/micro) on one JDK image with -Djdk.pollerEdgeTriggered=false (ONESHOT)
+# and =true (ET) alternately, for each poller mode and scheduler parallelism,
+# and writes a Markdown report with tables, plots and CPU profile shares.
+# See doc/bench-poller-usage.md and the method section of the report.
+#
+# Usage: tools/bench-poller.sh --jdk <image jdk> [options]
+# Run with --help for the options.
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+ET_JDK_CACHE=${ET_JDK_CACHE:-$HOME/.cache/et-jdk}
+BENCH=org.openjdk.bench.java.net.SocketReadPollerBench
+PERF_EVENTS="task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_write,raw_syscalls:sys_enter"
+
+die() { echo "bench-poller: error: $*" >&2; exit 1; }
+note() { echo "bench-poller: $*" >&2; }
+
+# prints its arguments as one shell command line, quoting only where needed
+shell_words() {
+  local w sep=""
+  for w in "$@"; do
+    if [[ $w =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then
+      printf '%s%s' "$sep" "$w"
+    else
+      printf "%s'%s'" "$sep" "${w//\'/\'\\\'\'}"
+    fi
+    sep=" "
+  done
+  echo
+}
+
+usage() {
+  cat <<'EOF'
+Usage: tools/bench-poller.sh --jdk DIR [options]
+
+Runs SocketReadPollerBench with ONESHOT (-Djdk.pollerEdgeTriggered=false) and
+ET (-Djdk.pollerEdgeTriggered=true) alternately and writes a Markdown report.
+
+Required:
+  --jdk DIR            JDK image under test (e.g. build/<conf>/images/jdk)
+
+Options (defaults in brackets):
+  --jar PATH           JMH benchmarks jar [DIR/../test/micro/benchmarks.jar, i.e.
+                       build/<conf>/images/test/micro/benchmarks.jar from
+                       'make test-image-micro']
+  --out FILE           report [doc/results/poller-micro.md, relative to the
+                       current directory]; raw data, plots and
+                       flame graphs go to a directory named after it
+                       (doc/results/poller-micro/)
+  --pairs N            ONESHOT/ET pairs per configuration [3]
+  --modes LIST         jdk.pollerMode values [2,3]
+  --parallelism LIST   jdk.virtualThreadScheduler.parallelism values [1,2]
+  --sizes LIST         readSize values [1,64,1024,16384]
+  --transports LIST    transport values: socket, channel [socket]
+  --threads N          JMH threads (virtual threads, one connection each) [100]
+  --servers N          serverCount (one-thread Selector servers) [1]
+  --forks N            JMH forks per run [1]
+  --wi N / --w SEC     warmup iterations / seconds per warmup iteration [3 / 1]
+  --i N / --r SEC      measurement iterations / seconds per iteration [5 / 1]
+  --jvm-args "ARGS"    extra options for the benchmark JVMs
+  --quick              smaller matrix: --sizes 1,1024 --modes 2 --parallelism 1
+                       --wi 2 --i 3 (options given explicitly still win)
+  --no-profile         skip the async-profiler runs
+  --profile-event EV   async-profiler event: cpu or itimer [cpu; falls back to
+                       itimer when cpu yields no samples]
+  --async-profiler P   libasyncProfiler.so, or the async-profiler jar carrying it
+                       [fetched from Maven Central into $ET_JDK_CACHE]
+  -h, --help           this text
+
+Environment: BENCH_POLLER_OPTS holds more options, split on blanks (so no
+value with a blank in it), read before the command line's; ET_JDK_CACHE
+[~/.cache/et-jdk] is the download cache.
+EOF
+}
+
+# ---------------------------------------------------------------- options
+jdk="" jar="" out="doc/results/poller-micro.md"
+pairs=3 modes="2,3" pars="1,2" sizes="1,64,1024,16384" transports="socket"
+threads=100 servers=1 forks=1 wi=3 w=1 iters=5 r=1 jvm_args="" profile=1
+profile_event=cpu async_profiler=""
+orig_args=("$@")
+env_args=()
+read -r -a env_args <<<"${BENCH_POLLER_OPTS:-}" || true
+all_args=("${env_args[@]}" "$@")
+
+for a in "${all_args[@]}"; do
+  if [[ $a == --quick ]]; then
+    sizes="1,1024" modes="2" pars="1" wi=2 iters=3
+  fi
+done
+
+need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
+set -- "${all_args[@]}"
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --jar) need "$@"; jar=$2; shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --modes) need "$@"; modes=$2; shift 2 ;;
+    --parallelism) need "$@"; pars=$2; shift 2 ;;
+    --sizes) need "$@"; sizes=$2; shift 2 ;;
+    --transports) need "$@"; transports=$2; shift 2 ;;
+    --threads) need "$@"; threads=$2; shift 2 ;;
+    --servers) need "$@"; servers=$2; shift 2 ;;
+    --forks) need "$@"; forks=$2; shift 2 ;;
+    --wi) need "$@"; wi=$2; shift 2 ;;
+    --w) need "$@"; w=$2; shift 2 ;;
+    --i) need "$@"; iters=$2; shift 2 ;;
+    --r) need "$@"; r=$2; shift 2 ;;
+    --jvm-args) need "$@"; jvm_args=$2; shift 2 ;;
+    --quick) shift ;;
+    --no-profile) profile=0; shift ;;
+    --profile-event) need "$@"; profile_event=$2; shift 2 ;;
+    --async-profiler) need "$@"; async_profiler=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+is_list() { [[ $1 =~ ^[0-9]+(,[0-9]+)*$ ]]; }
+[[ -n $jdk ]] || die "--jdk DIR is required (the image, e.g. build/<conf>/images/jdk)"
+for v in pairs threads servers forks wi w iters r; do
+  is_uint "${!v}" || die "--${v/iters/i} must be a non-negative integer, got '${!v}'"
+done
+(( pairs >= 1 )) || die "--pairs must be at least 1"
+(( threads >= 1 && servers >= 1 && forks >= 1 && iters >= 1 && r >= 1 )) \
+  || die "--threads, --servers, --forks, --i and --r must be at least 1"
+(( wi >= 1 && w >= 1 )) || die "--wi and --w must be at least 1: the perf counting window needs a warmup before it (see the report's method section)"
+is_list "$modes" || die "--modes must be a comma-separated list of numbers, got '$modes'"
+is_list "$pars" || die "--parallelism must be a comma-separated list of numbers, got '$pars'"
+is_list "$sizes" || die "--sizes must be a comma-separated list of numbers, got '$sizes'"
+[[ $transports =~ ^(socket|channel)(,(socket|channel))*$ ]] \
+  || die "--transports must be a comma-separated list of socket/channel, got '$transports'"
+[[ $profile_event == cpu || $profile_event == itimer ]] \
+  || die "--profile-event must be cpu or itimer, got '$profile_event'"
+(( pairs >= 3 )) || note "warning: --pairs $pairs is below the 3 pairs the method asks for"
+
+[[ -d $jdk ]] || die "--jdk '$jdk' is not a directory"
+jdk=$(cd "$jdk" && pwd)
+java=$jdk/bin/java
+[[ -x $java ]] || die "no executable $java: --jdk must be a JDK image (e.g. build/<conf>/images/jdk)"
+if [[ -z $jar ]]; then
+  jar=$(dirname "$jdk")/test/micro/benchmarks.jar
+  [[ -f $jar ]] || die "no benchmarks jar at $jar: build it with 'make test-image-micro' (configure with --with-jmh), or pass --jar PATH"
+fi
+[[ -f $jar ]] || die "--jar '$jar' does not exist"
+jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+command -v python3 >/dev/null || die "python3 not found (needed for the report)"
+perf=$(command -v perf || true)
+[[ -n $perf ]] || die "perf not found: install linux-perf (Debian) or put perf on PATH"
+
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+[[ $out == *.md ]] || die "--out must name a .md file, got '$out'"
+mkdir -p "$(dirname "$out")"
+# raw data go to <out>/ (without .md), written to <out>.partial/ first and
+# moved in place when the whole run succeeded: a failed run leaves the last
+# good results alone and its partial data for a look
+final_raw=${out%.md}
+raw=$final_raw.partial
+marker=.bench-poller-output
+for d in "$final_raw" "$raw"; do
+  if [[ -e $d && ! -f $d/$marker ]]; then
+    die "refusing to overwrite $d: it exists and was not written by bench-poller.sh (choose another --out)"
+  fi
+done
+rm -rf "$raw"
+mkdir -p "$raw/json" "$raw/logs" "$raw/profiles"
+: >"$raw/$marker"
+
+# ---------------------------------------------------------------- checks
+note "checking perf can count the syscall tracepoints"
+if ! "$perf" stat -x, -o "$raw/logs/perf-check.csv" -e "$PERF_EVENTS" -- true 2>"$raw/logs/perf-check.err"; then
+  cat "$raw/logs/perf-check.err" >&2
+  die "'perf stat -e $PERF_EVENTS' failed: run as root or lower /proc/sys/kernel/perf_event_paranoid, and make sure tracefs is mounted (/sys/kernel/tracing)"
+fi
+if grep -q -E '<not supported>|<not counted>' "$raw/logs/perf-check.csv"; then
+  cat "$raw/logs/perf-check.csv" >&2
+  die "perf does not support some of the events $PERF_EVENTS here"
+fi
+
+note "checking $jar contains $BENCH"
+if ! "$java" -jar "$jar" -l "$BENCH" >"$raw/logs/jar-list.txt" 2>&1 \
+    || ! grep -q "^$BENCH\.roundTrip\$" "$raw/logs/jar-list.txt"; then
+  cat "$raw/logs/jar-list.txt" >&2
+  die "$jar does not contain $BENCH (rebuild the micro benchmarks: make test-image-micro)"
+fi
+
+# async-profiler: a .so, a jar carrying linux-x64/libasyncProfiler.so, or the
+# pinned Maven artifact (upstream.conf ASYNC_PROFILER_ARTIFACT)
+asprof_lib=""
+find_async_profiler() {
+  local coord sha a v jarfile dir
+  if [[ -n $async_profiler ]]; then
+    [[ -f $async_profiler ]] || die "--async-profiler '$async_profiler' does not exist"
+    case $async_profiler in
+      *.so) asprof_lib=$(cd "$(dirname "$async_profiler")" && pwd)/$(basename "$async_profiler"); return ;;
+      *.jar) jarfile=$async_profiler; dir=$ET_JDK_CACHE/async-profiler-from-jar ;;
+      *) die "--async-profiler must name a .so or a .jar" ;;
+    esac
+  else
+    coord="" sha=""
+    [[ -f $REPO_DIR/upstream.conf ]] \
+      && read -r coord sha < <(sed -n 's/^ASYNC_PROFILER_ARTIFACT="\(.*\)"/\1/p' "$REPO_DIR/upstream.conf") || true
+    [[ -n ${coord:-} && -n ${sha:-} ]] || die "ASYNC_PROFILER_ARTIFACT not found in upstream.conf; pass --async-profiler or --no-profile"
+    IFS=: read -r _ a v <<<"$coord"
+    dir=$ET_JDK_CACHE/async-profiler-$v
+    if [[ -f $dir/linux-x64/libasyncProfiler.so ]]; then
+      asprof_lib=$dir/linux-x64/libasyncProfiler.so; return
+    fi
+    jarfile=$ET_JDK_CACHE/maven/$a-$v.jar
+    if [[ ! -f $jarfile ]]; then
+      command -v mvn >/dev/null || die "async-profiler not in $ET_JDK_CACHE and mvn not found: install maven, pass --async-profiler, or use --no-profile"
+      note "fetching $coord from Maven Central"
+      mkdir -p "$ET_JDK_CACHE/maven"
+      mvn -q -B dependency:copy "-Dartifact=$coord" "-DoutputDirectory=$ET_JDK_CACHE/maven" >"$raw/logs/mvn-async-profiler.log" 2>&1 \
+        || { cat "$raw/logs/mvn-async-profiler.log" >&2; die "could not fetch $coord"; }
+    fi
+    [[ $(sha256sum "$jarfile" | cut -d' ' -f1) == "$sha" ]] \
+      || die "$jarfile does not match the SHA-256 in upstream.conf ($sha); delete it and retry"
+  fi
+  mkdir -p "$dir"
+  unzip -q -o "$jarfile" linux-x64/libasyncProfiler.so -d "$dir" \
+    || die "$jarfile does not carry linux-x64/libasyncProfiler.so"
+  asprof_lib=$dir/linux-x64/libasyncProfiler.so
+}
+if (( profile )); then
+  find_async_profiler
+  note "async-profiler: $asprof_lib"
+fi
+
+# ---------------------------------------------------------------- metadata
+{
+  echo "nproc=$(nproc)"
+  echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+  echo "kernel=$(uname -srm)"
+  echo "memory=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+  echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "date_start=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "perf=$("$perf" --version 2>&1)"
+} >"$raw/machine.txt"
+"$java" -version >"$raw/jdk-version.txt" 2>&1 || die "$java -version failed"
+{
+  printf 'command='
+  shell_words tools/bench-poller.sh "${orig_args[@]}"
+  echo "bench_poller_opts=${BENCH_POLLER_OPTS:-}"
+  echo "jdk=$jdk"
+  echo "jar=$jar"
+  echo "pairs=$pairs"; echo "modes=$modes"; echo "parallelism=$pars"
+  echo "sizes=$sizes"; echo "transports=$transports"; echo "threads=$threads"
+  echo "servers=$servers"; echo "forks=$forks"; echo "wi=$wi"; echo "w=$w"
+  echo "i=$iters"; echo "r=$r"; echo "jvm_args=$jvm_args"; echo "profile=$profile"
+  echo "perf_events=$PERF_EVENTS"
+  echo "perfnorm_interval_ms=100"
+  echo "async_profiler=$asprof_lib"
+} >"$raw/config.txt"
+
+# ---------------------------------------------------------------- runs
+IFS=, read -r -a mode_list <<<"$modes"
+IFS=, read -r -a par_list <<<"$pars"
+IFS=, read -r -a size_list <<<"$sizes"
+IFS=, read -r -a transport_list <<<"$transports"
+nparams=$(( ${#size_list[@]} * ${#transport_list[@]} ))
+# bound of one JMH invocation: generous, so that a hang fails instead of
+# blocking forever (JMH's own -to interrupts a stuck iteration first)
+per_fork=$(( wi * w + iters * r + 30 ))
+run_timeout=$(( 3 * nparams * forks * per_fork + 180 ))
+iter_timeout=$(( r * 10 > 60 ? r * 10 : 60 ))
+
+variant_flag() { [[ $1 == ET ]] && echo true || echo false; }
+
+# run_jmh KIND VARIANT MODE PAR PAIR [extra JMH options...]
+# KIND: time (ops/s, -prof gc), count (-prof perfnorm), profile (-prof async)
+run_jmh() {
+  local kind=$1 variant=$2 mode=$3 par=$4 pair=$5; shift 5
+  local id="$kind-$variant-m$mode-p$par-$pair"
+  local vmopts="-Djmh.executor=VIRTUAL -DSocketReadPollerBench.requireVirtual=true"
+  vmopts+=" -Djdk.pollerMode=$mode -Djdk.virtualThreadScheduler.parallelism=$par"
+  vmopts+=" -Djdk.pollerEdgeTriggered=$(variant_flag "$variant")"
+  [[ -n $jvm_args ]] && vmopts+=" $jvm_args"
+  local cmd=(timeout --kill-after=30 "$run_timeout" "$java" -jar "$jar" "$BENCH.roundTrip"
+    -f "$forks" -wi "$wi" -w "${w}s" -i "$iters" -r "${r}s" -t "$threads" -to "${iter_timeout}s"
+    -foe true -p "readSize=$sizes" -p "transport=$transports" -p "serverCount=$servers"
+    -jvmArgsAppend "$vmopts" -rf json -rff "json/$id.json" "$@")
+  { printf '%s\t' "$id"; shell_words "${cmd[@]:3}"; } >>"$raw/commands.txt"
+  run_no=$(( run_no + 1 ))
+  note "[$run_no/$runs_total] $kind $variant pollerMode=$mode parallelism=$par pair $pair"
+  local rc=0
+  (cd "$raw" && "${cmd[@]}") >"$raw/logs/$id.log" 2>&1 || rc=$?
+  if (( rc != 0 )) || [[ ! -s $raw/json/$id.json ]]; then
+    tail -40 "$raw/logs/$id.log" >&2
+    (( rc == 124 || rc == 137 )) && die "run $id timed out after ${run_timeout}s (log: $raw/logs/$id.log)"
+    die "run $id failed (exit $rc; log: $raw/logs/$id.log)"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$variant" "$mode" "$par" "$pair" "json/$id.json" >>"$raw/runs.tsv"
+}
+
+printf 'kind\tvariant\tmode\tparallelism\tpair\tjson\n' >"$raw/runs.tsv"
+: >"$raw/commands.txt"
+runs_total=$(( pairs * ${#mode_list[@]} * ${#par_list[@]} * 4 + (profile ? 2 * ${#mode_list[@]} : 0) ))
+run_no=0
+est_min=$(( (runs_total * (nparams * forks * (wi * w + iters * r + 3) + 5) + 59) / 60 ))
+note "$runs_total JMH runs of up to $nparams parameter sets each, about $est_min minutes; data in $raw"
+
+# A B A B ...: each pair runs ONESHOT then ET back to back, for throughput
+# (no perf attached) and then for counts (perf attached), and the pairs are
+# spread over the whole session.
+for pair in $(seq 1 "$pairs"); do
+  for mode in "${mode_list[@]}"; do
+    for par in "${par_list[@]}"; do
+      for variant in ONESHOT ET; do
+        run_jmh time "$variant" "$mode" "$par" "$pair" -prof gc
+      done
+      for variant in ONESHOT ET; do
+        run_jmh count "$variant" "$mode" "$par" "$pair" -prof "perfnorm:events=$PERF_EVENTS;interval=100"
+      done
+    done
+  done
+done
+
+# CPU profiles: first readSize, transport and parallelism given.
+if (( profile )); then
+  printf 'variant\tmode\tparallelism\treadSize\ttransport\tevent\tcollapsed\tflamegraph\n' >"$raw/profiles.tsv"
+  psize=${size_list[0]} ptransport=${transport_list[0]} ppar=${par_list[0]}
+  for mode in "${mode_list[@]}"; do
+    for variant in ONESHOT ET; do
+      pdir=profiles/$variant-m$mode-p$ppar
+      event=$profile_event
+      for attempt in 1 2; do
+        rm -rf "${raw:?}/$pdir"
+        sizes=$psize transports=$ptransport run_jmh profile "$variant" "$mode" "$ppar" "$attempt" \
+          -prof "async:libPath=$asprof_lib;event=$event;interval=1000000;output=flamegraph,collapsed;dir=$pdir"
+        collapsed=$(cd "$raw" && find "$pdir" -name 'collapsed-*.csv' 2>/dev/null | head -1 || true)
+        if [[ -n $collapsed && -s $raw/$collapsed ]]; then
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$mode" "$ppar" "$psize" "$ptransport" "$event" \
+            "$collapsed" "$(cd "$raw" && find "$pdir" -name 'flame-*-forward.html' | head -1)" \
+            >>"$raw/profiles.tsv"
+          break
+        fi
+        if [[ $event == cpu && $attempt == 1 ]]; then
+          note "no samples with event=cpu (perf events refused?); retrying with event=itimer"
+          event=itimer
+          runs_total=$(( runs_total + 1 ))
+        else
+          die "async-profiler produced no samples for $variant pollerMode=$mode (see $raw/logs/)"
+        fi
+      done
+    done
+  done
+fi
+
+echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/machine.txt"
+echo "date_end=$(date -u '+%Y-%m-%d %H:%M:%S UTC')" >>"$raw/machine.txt"
+
+rm -rf "$final_raw"
+mv "$raw" "$final_raw"
+python3 "$SCRIPT_DIR/bench-poller-report.py" "$final_raw" "$out" \
+  || die "the report could not be written (raw data kept in $final_raw)"
+note "report: $out (raw data, plots and profiles in $final_raw/)"
