@@ -76,7 +76,7 @@ dist: configured
 
 # BENCH_POLLER_OPTS (e.g. --quick, --pairs 5) is passed through the environment.
 bench-poller: configured
-	+$(UPSTREAM_MAKE) test-image-micro
+	+$(UPSTREAM_MAKE) build-microbenchmark
 	$(TOP)/tools/bench-poller.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md
 
 # BENCH_E2E_OPTS (e.g. --quick) is passed on the command line.

@@ -47,7 +47,7 @@ Required:
 Options (defaults in brackets):
   --jar PATH           JMH benchmarks jar [DIR/../test/micro/benchmarks.jar, i.e.
                        build/<conf>/images/test/micro/benchmarks.jar from
-                       'make test-image-micro']
+                       'make build-microbenchmark']
   --out FILE           report [doc/results/poller-micro.md, relative to the
                        current directory]; raw data, plots and
                        flame graphs go to a directory named after it
@@ -148,7 +148,7 @@ java=$jdk/bin/java
 [[ -x $java ]] || die "no executable $java: --jdk must be a JDK image (e.g. build/<conf>/images/jdk)"
 if [[ -z $jar ]]; then
   jar=$(dirname "$jdk")/test/micro/benchmarks.jar
-  [[ -f $jar ]] || die "no benchmarks jar at $jar: build it with 'make test-image-micro' (configure with --with-jmh), or pass --jar PATH"
+  [[ -f $jar ]] || die "no benchmarks jar at $jar: build it with 'make build-microbenchmark' (configure with --with-jmh), or pass --jar PATH"
 fi
 [[ -f $jar ]] || die "--jar '$jar' does not exist"
 jar=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
@@ -189,7 +189,7 @@ note "checking $jar contains $BENCH"
 if ! "$java" -jar "$jar" -l "$BENCH" >"$raw/logs/jar-list.txt" 2>&1 \
     || ! grep -q "^$BENCH\.roundTrip\$" "$raw/logs/jar-list.txt"; then
   cat "$raw/logs/jar-list.txt" >&2
-  die "$jar does not contain $BENCH (rebuild the micro benchmarks: make test-image-micro)"
+  die "$jar does not contain $BENCH (rebuild the micro benchmarks: make build-microbenchmark)"
 fi
 
 # async-profiler: a .so, a jar carrying linux-x64/libasyncProfiler.so, or the
