@@ -1,0 +1,818 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ *
+ * This code is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License
+ * version 2 for more details (a copy is included in the LICENSE file that
+ * accompanied this code).
+ *
+ * You should have received a copy of the GNU General Public License version
+ * 2 along with this work; if not, write to the Free Software Foundation,
+ * Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1301 USA.
+ */
+
+package etjdk.poller;
+
+import java.io.Closeable;
+import java.io.FileDescriptor;
+import java.io.IOException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketImpl;
+import java.nio.channels.Channel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+
+/**
+ * White-box access to the edge-triggered read pollers ({@code sun.nio.ch.Poller})
+ * and the watchdog used by the edge-triggered poller tests.
+ *
+ * <p> Everything internal is reached by reflection, so the tests using this class
+ * need {@code @modules java.base/sun.nio.ch:+open} (and {@code java.base/java.net:+open}
+ * to find the file descriptor of a {@link Socket}).
+ *
+ * <p> Every wait is bounded by {@link #TIMEOUT_MILLIS} (30 s scaled by the jtreg
+ * timeout factor). When a wait times out, the watchdog prints a thread dump that
+ * includes virtual threads and the state of every read poller, then fails the test
+ * with a message that names what it was waiting for. A lost edge shows up that way.
+ */
+public final class PollerTestSupport {
+    private PollerTestSupport() { }
+
+    public static final boolean IS_LINUX = System.getProperty("os.name").startsWith("Linux");
+
+    /** true if the test runs with -Djdk.pollerEdgeTriggered=true */
+    public static final boolean ET_REQUESTED =
+            "true".equals(System.getProperty("jdk.pollerEdgeTriggered"));
+
+    /** the value of -Djdk.pollerMode, or "" if not set */
+    public static final String POLLER_MODE = System.getProperty("jdk.pollerMode", "");
+
+    /** the bound on every wait in the tests */
+    public static final long TIMEOUT_MILLIS = Math.round(30_000 *
+            Double.parseDouble(System.getProperty("test.timeout.factor", "1.0")));
+
+    // sun.nio.ch internals
+    private static final Method READ_POLLERS;
+    private static final Method WRITE_POLLERS;
+    private static final Method MASTER_POLLER;
+    private static final Method POLL;
+    private static final Method POLLER_FDVAL;
+    private static final Method SELCH_FDVAL;
+    private static final Method IOUTIL_FDVAL;
+    private static final Field REGISTRATIONS;
+    private static final Field STATS;
+    private static final Field STATS_REGISTRATIONS;
+    private static final Field STATS_REUSED;
+    private static final Field STATS_IDLE_EDGES;
+    private static final Field STATS_RETRIES;
+    private static final Field STATS_DEREGISTRATIONS;
+    private static final Object REGISTERED;
+    private static final Object POLLED;
+    private static final int POLLIN;
+
+    static {
+        try {
+            Class<?> poller = Class.forName("sun.nio.ch.Poller");
+            READ_POLLERS = accessible(poller.getDeclaredMethod("readPollers"));
+            WRITE_POLLERS = accessible(poller.getDeclaredMethod("writePollers"));
+            MASTER_POLLER = accessible(poller.getDeclaredMethod("masterPoller"));
+            POLL = accessible(poller.getDeclaredMethod("poll",
+                    int.class, int.class, long.class, BooleanSupplier.class));
+            POLLER_FDVAL = accessible(poller.getDeclaredMethod("fdVal"));
+            REGISTRATIONS = accessible(poller.getDeclaredField("registrations"));
+            STATS = accessible(poller.getDeclaredField("stats"));
+            REGISTERED = accessible(poller.getDeclaredField("REGISTERED")).get(null);
+            POLLED = accessible(poller.getDeclaredField("POLLED")).get(null);
+            Class<?> stats = Class.forName("sun.nio.ch.Poller$Stats");
+            STATS_REGISTRATIONS = accessible(stats.getDeclaredField("registrations"));
+            STATS_REUSED = accessible(stats.getDeclaredField("reusedRegistrations"));
+            STATS_IDLE_EDGES = accessible(stats.getDeclaredField("idleEdges"));
+            STATS_RETRIES = accessible(stats.getDeclaredField("retries"));
+            STATS_DEREGISTRATIONS = accessible(stats.getDeclaredField("deregistrations"));
+            Class<?> net = Class.forName("sun.nio.ch.Net");
+            POLLIN = ((Number) accessible(net.getDeclaredField("POLLIN")).get(null)).intValue();
+            SELCH_FDVAL = accessible(Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal"));
+            IOUTIL_FDVAL = accessible(Class.forName("sun.nio.ch.IOUtil")
+                    .getDeclaredMethod("fdVal", FileDescriptor.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static <T extends java.lang.reflect.AccessibleObject> T accessible(T o) {
+        o.setAccessible(true);
+        return o;
+    }
+
+    private static Object invoke(Method m, Object target, Object... args) {
+        try {
+            return m.invoke(target, args);
+        } catch (IllegalAccessException e) {
+            throw new RuntimeException(e);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) throw re;
+            if (cause instanceof Error err) throw err;
+            throw new RuntimeException(cause);
+        }
+    }
+
+    private static Object get(Field f, Object target) {
+        try {
+            return f.get(target);
+        } catch (IllegalAccessException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    // -- pollers
+
+    /** The read pollers (a snapshot; per-carrier pollers in pollerMode 3). */
+    public static List<?> readPollers() {
+        return (List<?>) invoke(READ_POLLERS, null);
+    }
+
+    /** The write pollers. */
+    public static List<?> writePollers() {
+        return (List<?>) invoke(WRITE_POLLERS, null);
+    }
+
+    /** The master poller, or null. */
+    public static Object masterPoller() {
+        return invoke(MASTER_POLLER, null);
+    }
+
+    /** true if the poller registers file descriptors edge-triggered. */
+    public static boolean isEdgeTriggered(Object poller) {
+        return poller != null && get(REGISTRATIONS, poller) != null;
+    }
+
+    /**
+     * true if the read pollers that serve file descriptors by number (modes 1 and 2)
+     * are edge-triggered. Always false in pollerMode 3 (per-carrier read pollers).
+     */
+    public static boolean edgeTriggered() {
+        if (POLLER_MODE.equals("3"))
+            return false;
+        List<?> pollers = readPollers();
+        return !pollers.isEmpty() && pollers.stream().allMatch(PollerTestSupport::isEdgeTriggered);
+    }
+
+    /** The read poller for a file descriptor (modes 1 and 2), null in mode 3. */
+    public static Object readPollerFor(int fd) {
+        if (POLLER_MODE.equals("3"))
+            return null;
+        List<?> pollers = readPollers();
+        if (pollers.isEmpty())
+            return null;
+        return pollers.get(fd & (pollers.size() - 1));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<Integer, Object> registrations(Object poller) {
+        return (poller == null) ? null : (Map<Integer, Object>) get(REGISTRATIONS, poller);
+    }
+
+    /** The state of a file descriptor in its edge-triggered read poller. */
+    public enum State { NOT_EDGE_TRIGGERED, ABSENT, REGISTERED, POLLED, THREAD }
+
+    /** The raw state: null, REGISTERED, POLLED or a Thread; null if not edge-triggered. */
+    public static Object rawState(int fd) {
+        Map<Integer, Object> map = registrations(readPollerFor(fd));
+        return (map == null) ? null : map.get(fd);
+    }
+
+    public static State state(int fd) {
+        Map<Integer, Object> map = registrations(readPollerFor(fd));
+        if (map == null)
+            return State.NOT_EDGE_TRIGGERED;
+        return stateOf(map.get(fd));
+    }
+
+    private static State stateOf(Object s) {
+        if (s == null) return State.ABSENT;
+        if (s == REGISTERED) return State.REGISTERED;
+        if (s == POLLED) return State.POLLED;
+        if (s instanceof Thread) return State.THREAD;
+        throw new AssertionError("unknown state " + s);
+    }
+
+    /** Number of registered file descriptors over all edge-triggered read pollers. */
+    public static int registeredCount() {
+        int n = 0;
+        for (Object p : readPollers()) {
+            Map<Integer, Object> map = registrations(p);
+            if (map != null) n += map.size();
+        }
+        return n;
+    }
+
+    /** Edge-triggered poller counters. */
+    public record Counters(long registrations, long reused, long idleEdges,
+                           long retries, long deregistrations) {
+        public Counters minus(Counters other) {
+            return new Counters(registrations - other.registrations,
+                    reused - other.reused,
+                    idleEdges - other.idleEdges,
+                    retries - other.retries,
+                    deregistrations - other.deregistrations);
+        }
+        static final Counters ZERO = new Counters(0, 0, 0, 0, 0);
+    }
+
+    private static long sum(Field f, Object stats) {
+        return ((LongAdder) get(f, stats)).sum();
+    }
+
+    public static Counters counters(Object poller) {
+        Object stats = (poller == null) ? null : get(STATS, poller);
+        if (stats == null)
+            return Counters.ZERO;
+        return new Counters(sum(STATS_REGISTRATIONS, stats), sum(STATS_REUSED, stats),
+                sum(STATS_IDLE_EDGES, stats), sum(STATS_RETRIES, stats),
+                sum(STATS_DEREGISTRATIONS, stats));
+    }
+
+    /** The counters of the read poller of a file descriptor (zero if not edge-triggered). */
+    public static Counters counters(int fd) {
+        return counters(readPollerFor(fd));
+    }
+
+    /** The counters summed over all read pollers. */
+    public static Counters counters() {
+        long a = 0, b = 0, c = 0, d = 0, e = 0;
+        for (Object p : readPollers()) {
+            Counters cs = counters(p);
+            a += cs.registrations(); b += cs.reused(); c += cs.idleEdges();
+            d += cs.retries(); e += cs.deregistrations();
+        }
+        return new Counters(a, b, c, d, e);
+    }
+
+    /**
+     * Invokes sun.nio.ch.Poller.poll(fd, POLLIN, nanos, () -> true) directly, as a
+     * channel does after its read attempt returned EAGAIN.
+     */
+    public static void pollIn(int fd, long nanos) throws IOException {
+        try {
+            POLL.invoke(null, fd, POLLIN, nanos, (BooleanSupplier) () -> true);
+        } catch (IllegalAccessException e) {
+            throw new RuntimeException(e);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof IOException ioe) throw ioe;
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new RuntimeException(e.getCause());
+        }
+    }
+
+    // -- file descriptors
+
+    /** The file descriptor of a channel. */
+    public static int fdVal(Channel ch) {
+        return (Integer) invoke(SELCH_FDVAL, ch);
+    }
+
+    /** The file descriptor of a java.net.Socket (needs java.base/java.net:+open). */
+    public static int fdVal(Socket s) {
+        return fdValOfImpl(Socket.class, s);
+    }
+
+    /** The file descriptor of a java.net.ServerSocket (needs java.base/java.net:+open). */
+    public static int fdVal(ServerSocket s) {
+        return fdValOfImpl(ServerSocket.class, s);
+    }
+
+    private static int fdValOfImpl(Class<?> clazz, Object s) {
+        try {
+            Field implField = accessible(clazz.getDeclaredField("impl"));
+            SocketImpl impl = (SocketImpl) implField.get(s);
+            Method getfd = accessible(SocketImpl.class.getDeclaredMethod("getFileDescriptor"));
+            FileDescriptor fd = (FileDescriptor) getfd.invoke(impl);
+            return (Integer) invoke(IOUTIL_FDVAL, null, fd);
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** The inode of the file that a file descriptor refers to, -1 if not open. */
+    public static long inode(int fd) {
+        try {
+            return (Long) Files.getAttribute(Path.of("/proc/self/fd/" + fd), "unix:ino");
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /**
+     * The registrations of an epoll instance as the kernel reports them in
+     * /proc/self/fdinfo: target file descriptor number -> inodes of the registered
+     * files (more than one if registrations for an old file survived under the number).
+     */
+    public static Map<Integer, List<Long>> epollTargets(int epfd) {
+        Map<Integer, List<Long>> result = new TreeMap<>();
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(Path.of("/proc/self/fdinfo/" + epfd));
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
+        for (String line : lines) {
+            if (!line.startsWith("tfd:"))
+                continue;
+            String[] tokens = line.trim().split("\\s+");
+            Integer tfd = null;
+            Long ino = null;
+            for (int i = 0; i < tokens.length; i++) {
+                if (tokens[i].equals("tfd:")) tfd = Integer.valueOf(tokens[i + 1]);
+                if (tokens[i].startsWith("ino:")) ino = Long.parseLong(tokens[i].substring(4), 16);
+            }
+            result.computeIfAbsent(Objects.requireNonNull(tfd, line), _ -> new ArrayList<>())
+                    .add(Objects.requireNonNull(ino, line));
+        }
+        return result;
+    }
+
+    /** The epoll file descriptor of a poller. */
+    public static int epfd(Object poller) {
+        return (Integer) invoke(POLLER_FDVAL, poller);
+    }
+
+    /**
+     * Checks, for the edge-triggered read poller of a closed fd, that the kernel has
+     * no registration under that number. Returns null if fine, else a description of
+     * the problem. Always fine when not edge-triggered.
+     */
+    public static String kernelRegistrationProblem(int fd) {
+        Object poller = readPollerFor(fd);
+        if (!IS_LINUX || !isEdgeTriggered(poller))
+            return null;
+        List<Long> inodes = epollTargets(epfd(poller)).get(fd);
+        return (inodes == null) ? null
+                : "epoll instance " + epfd(poller) + " still has a registration for fd "
+                  + fd + " (inodes " + inodes + ", fd now refers to inode " + inode(fd) + ")";
+    }
+
+    /**
+     * Checks, for the edge-triggered read poller of an open fd, that the kernel has
+     * no registration under that number for another file than the one it refers to
+     * now. Returns null if fine, else a description of the problem.
+     */
+    public static String staleRegistrationProblem(int fd) {
+        Object poller = readPollerFor(fd);
+        if (!IS_LINUX || !isEdgeTriggered(poller))
+            return null;
+        long now = inode(fd);
+        List<Long> inodes = epollTargets(epfd(poller)).getOrDefault(fd, List.of());
+        return inodes.stream().allMatch(ino -> ino == now) ? null
+                : "epoll instance " + epfd(poller) + " has registrations for fd " + fd
+                  + " of inodes " + inodes + " but the fd refers to inode " + now;
+    }
+
+    /**
+     * Checks that the edge-triggered read pollers and the kernel agree, when no
+     * thread is in a read operation: every map entry names an open file descriptor
+     * and is REGISTERED or POLLED; the epoll instance has exactly the file
+     * descriptors in the map, each registered for the file that the number refers
+     * to now (no registration outlived its file); registrations - deregistrations ==
+     * map size. Returns the problems found, empty if none.
+     */
+    public static List<String> consistencyProblems() {
+        List<String> problems = new ArrayList<>();
+        for (Object p : readPollers()) {
+            Map<Integer, Object> map = registrations(p);
+            if (map == null)
+                continue;
+            Map<Integer, Object> snapshot = new TreeMap<>(map);
+            for (var e : snapshot.entrySet()) {
+                int fd = e.getKey();
+                State s = stateOf(e.getValue());
+                if (s == State.THREAD)
+                    problems.add("fd " + fd + " has a waiter while no read is in progress: " + e.getValue());
+                if (IS_LINUX && inode(fd) < 0)
+                    problems.add("map entry for closed fd " + fd + " (" + s + ")");
+            }
+            if (IS_LINUX) {
+                int epfd = epfd(p);
+                Map<Integer, List<Long>> kernel = epollTargets(epfd);
+                if (!kernel.keySet().equals(snapshot.keySet())) {
+                    var onlyKernel = new TreeSet<>(kernel.keySet());
+                    onlyKernel.removeAll(snapshot.keySet());
+                    var onlyMap = new TreeSet<>(snapshot.keySet());
+                    onlyMap.removeAll(kernel.keySet());
+                    problems.add("epoll instance " + epfd + " and map disagree: only in kernel "
+                            + onlyKernel + ", only in map " + onlyMap);
+                }
+                for (var e : kernel.entrySet()) {
+                    long now = inode(e.getKey());
+                    if (e.getValue().size() != 1 || e.getValue().get(0) != now)
+                        problems.add("epoll instance " + epfd + " has a registration for fd "
+                                + e.getKey() + " of inodes " + e.getValue()
+                                + " but the fd now refers to inode " + now);
+                }
+            }
+            Counters c = counters(p);
+            if (c.registrations() - c.deregistrations() != snapshot.size())
+                problems.add("counters inconsistent with map size " + snapshot.size() + ": " + c);
+            if (c.registrations() < c.deregistrations())
+                problems.add("more deregistrations than registrations: " + c);
+        }
+        return problems;
+    }
+
+    /**
+     * Asserts that the pollers are consistent (see consistencyProblems) and that the
+     * registered count is the baseline. Retries briefly: a reader that was woken may
+     * still be finishing a deferred close.
+     */
+    public static void assertConsistent(String when, int baseline) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(TIMEOUT_MILLIS, 10_000));
+        List<String> problems;
+        for (int i = 0; ; i++) {
+            problems = new ArrayList<>(consistencyProblems());
+            int count = registeredCount();
+            if (count != baseline)
+                problems.add("registered count " + count + " != baseline " + baseline);
+            if (problems.isEmpty())
+                return;
+            if (System.nanoTime() - deadline > 0)
+                break;
+            pause(i);
+        }
+        dumpPollers();
+        throw new AssertionError(when + ": " + String.join("; ", problems));
+    }
+
+    // -- watchdog
+
+    public static void log(String fmt, Object... args) {
+        System.out.println(String.format(fmt, args));
+        System.out.flush();
+    }
+
+    private static void pause(int i) {
+        if (i < 100) {
+            Thread.yield();
+        } else {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }
+    }
+
+    /** Waits until the condition holds, fails with a thread dump after TIMEOUT_MILLIS. */
+    public static void await(String what, BooleanSupplier condition) {
+        await(() -> what, condition);
+    }
+
+    public static void await(Supplier<String> what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS);
+        for (int i = 0; !condition.getAsBoolean(); i++) {
+            if (System.nanoTime() - deadline > 0)
+                throw timeout(what.get());
+            pause(i);
+        }
+    }
+
+    /** Waits until the thread is parked in a read on fd (white box: its state is the thread). */
+    public static void awaitParked(Thread thread, int fd, String what) {
+        await(() -> what + " (thread " + thread + " to park reading fd " + fd + ", state now "
+                        + state(fd) + ", thread state " + thread.getState() + ")",
+                () -> isParked(thread, fd));
+    }
+
+    /**
+     * Waits until a platform thread is blocked in sun.nio.ch.Net.poll, as a platform
+     * thread reading a non-blocking channel or socket does (a channel that a virtual
+     * thread has read is non-blocking). Closing the channel then takes the pre-close
+     * dup2 path.
+     */
+    public static void awaitInNetPoll(Thread thread, String what) {
+        await(() -> what + " (thread " + thread + " to block in Net.poll)", () -> {
+            for (StackTraceElement e : thread.getStackTrace()) {
+                if (e.getClassName().equals("sun.nio.ch.Net") && e.getMethodName().equals("poll"))
+                    return true;
+            }
+            return false;
+        });
+    }
+
+    public static boolean isParked(Thread thread, int fd) {
+        Thread.State ts = thread.getState();
+        if (ts != Thread.State.WAITING && ts != Thread.State.TIMED_WAITING)
+            return false;
+        return !edgeTriggered() || rawState(fd) == thread;
+    }
+
+    /** Waits until the file descriptor is in the given state (edge-triggered only). */
+    public static void awaitState(int fd, State expected, String what) {
+        await(() -> what + " (fd " + fd + " to become " + expected + ", is " + state(fd) + ")",
+                () -> state(fd) == expected);
+    }
+
+    /** Prints a thread dump and the pollers, returns the error to throw. */
+    public static AssertionError timeout(String what) {
+        String msg = "Watchdog: timed out after " + TIMEOUT_MILLIS + " ms waiting for " + what;
+        System.out.println(msg);
+        dumpThreads();
+        dumpPollers();
+        return new AssertionError(msg);
+    }
+
+    /**
+     * Prints all threads, including virtual threads. The full dump goes to a file in
+     * the scratch directory; the output shows each distinct stack once, with the
+     * threads that have it, so that a thousand parked readers stay readable.
+     */
+    public static void dumpThreads() {
+        try {
+            Path file = Path.of("threads-" + ProcessHandle.current().pid() + "-"
+                    + System.nanoTime() + ".txt").toAbsolutePath();
+            ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                    .dumpThreads(file.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.TEXT_PLAIN);
+            // group the threads by stack
+            Map<String, List<String>> byStack = new java.util.LinkedHashMap<>();
+            String header = null;
+            StringBuilder stack = new StringBuilder();
+            List<String> lines = new ArrayList<>(Files.readAllLines(file));
+            lines.add("");
+            for (String line : lines) {
+                if (line.startsWith("#")) {
+                    header = line;
+                    stack.setLength(0);
+                } else if (line.isBlank()) {
+                    if (header != null)
+                        byStack.computeIfAbsent(stack.toString(), _ -> new ArrayList<>()).add(header);
+                    header = null;
+                } else if (header != null) {
+                    stack.append(line).append('\n');
+                }
+            }
+            StringBuilder sb = new StringBuilder();
+            sb.append("---- thread dump, full dump in ").append(file).append(" ----\n");
+            for (var e : byStack.entrySet()) {
+                List<String> threads = e.getValue();
+                sb.append(threads.size()).append(threads.size() == 1 ? " thread: " : " threads: ");
+                sb.append(String.join(", ", threads.subList(0, Math.min(3, threads.size()))));
+                if (threads.size() > 3) sb.append(", ...");
+                sb.append('\n').append(e.getKey()).append('\n');
+                if (sb.length() > 60_000) {
+                    sb.append("... (truncated, see the file)\n");
+                    break;
+                }
+            }
+            sb.append("---- end of thread dump ----");
+            System.out.println(sb);
+        } catch (Throwable e) {
+            System.out.println("dumpThreads failed: " + e + ", platform threads only:");
+            Thread.getAllStackTraces().forEach((t, st) -> {
+                System.out.println(t);
+                for (StackTraceElement ste : st) System.out.println("    at " + ste);
+            });
+        }
+        System.out.flush();
+    }
+
+    /** Prints the read pollers, their counters and their registrations. */
+    public static void dumpPollers() {
+        System.out.println("---- pollers (edge-triggered requested: " + ET_REQUESTED
+                + ", pollerMode: '" + POLLER_MODE + "') ----");
+        System.out.println("master: " + masterPoller());
+        for (Object p : readPollers()) {
+            System.out.println("read poller: " + p);
+            Map<Integer, Object> map = registrations(p);
+            if (map != null) {
+                Map<Integer, String> states = new TreeMap<>();
+                new HashMap<>(map).forEach((fd, s) -> states.put(fd,
+                        (s instanceof Thread t) ? t.toString() : stateOf(s).toString()));
+                System.out.println("  registrations: " + states);
+                if (IS_LINUX)
+                    System.out.println("  kernel (fd -> inode): " + epollTargets(epfd(p)));
+            }
+        }
+        for (Object p : writePollers()) {
+            System.out.println("write poller: " + p);
+        }
+        System.out.println("----");
+        System.out.flush();
+    }
+
+    // -- threads
+
+    /** A task running in its own (virtual or platform) thread. */
+    public static final class VTask<T> {
+        private final Thread thread;
+        private final CompletableFuture<T> future;
+
+        private VTask(Thread thread, CompletableFuture<T> future) {
+            this.thread = thread;
+            this.future = future;
+        }
+
+        public Thread thread() {
+            return thread;
+        }
+
+        public boolean isDone() {
+            return future.isDone();
+        }
+
+        /** Waits for the task, with the watchdog; returns its result or throws its exception. */
+        public T join(String what) throws Exception {
+            try {
+                return future.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw timeout(what);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Exception ex) throw ex;
+                if (e.getCause() instanceof Error err) throw err;
+                throw e;
+            }
+        }
+
+        /** Waits for the task, with the watchdog; returns its result or its exception. */
+        public Object outcome(String what) throws InterruptedException {
+            try {
+                return future.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw timeout(what);
+            } catch (ExecutionException e) {
+                return e.getCause();
+            }
+        }
+    }
+
+    /** Starts a virtual thread to run the task. */
+    public static <T> VTask<T> startVirtual(String name, Callable<T> task) {
+        return start(Thread.ofVirtual().name(name), task);
+    }
+
+    /** Starts a platform thread to run the task. */
+    public static <T> VTask<T> startPlatform(String name, Callable<T> task) {
+        return start(Thread.ofPlatform().daemon().name(name), task);
+    }
+
+    private static <T> VTask<T> start(Thread.Builder builder, Callable<T> task) {
+        var future = new CompletableFuture<T>();
+        Thread thread = builder.unstarted(() -> {
+            try {
+                future.complete(task.call());
+            } catch (Throwable e) {
+                future.completeExceptionally(e);
+            }
+        });
+        thread.start();
+        return new VTask<>(thread, future);
+    }
+
+    /** Joins a thread, with the watchdog. */
+    public static void join(Thread thread, String what) throws InterruptedException {
+        if (!thread.join(Duration.ofMillis(TIMEOUT_MILLIS)))
+            throw timeout(what);
+    }
+
+    /**
+     * Busy-waits for about the given time (not a synchronisation: used to land an
+     * event near a timeout's expiry, where the race is).
+     */
+    public static void spinFor(long nanos) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < nanos)
+            Thread.onSpinWait();
+    }
+
+    /** A delay of about the given timeout, jittered by up to 0.5 ms either way. */
+    public static long aroundTimeout(long millis) {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis)
+                + ThreadLocalRandom.current().nextLong(-500_000, 500_000);
+        return Math.max(0, nanos);
+    }
+
+    public static int iterations(int defaultValue) {
+        return Integer.getInteger("et.iterations", defaultValue);
+    }
+
+    // -- connections
+
+    /** A loopback TCP connection made of channels. */
+    public record ChannelPair(SocketChannel client, SocketChannel server) implements Closeable {
+        public static ChannelPair open(ServerSocketChannel listener) throws IOException {
+            return connect(SocketChannel.open(), listener);
+        }
+
+        /** Connects an open, unconnected channel to the listener. */
+        public static ChannelPair connect(SocketChannel client, ServerSocketChannel listener)
+                throws IOException {
+            try {
+                client.connect(listener.getLocalAddress());
+                SocketChannel server = listener.accept();
+                return new ChannelPair(client, server);
+            } catch (Throwable e) {
+                client.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (client; server) { }
+        }
+    }
+
+    /** A loopback TCP connection made of java.net.Sockets. */
+    public record SocketPair(Socket client, Socket server) implements Closeable {
+        public static SocketPair open(ServerSocket listener) throws IOException {
+            Socket client = new Socket();
+            try {
+                client.connect(listener.getLocalSocketAddress());
+                Socket server = listener.accept();
+                return new SocketPair(client, server);
+            } catch (Throwable e) {
+                client.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (client; server) { }
+        }
+    }
+
+    public static ServerSocketChannel openListener() throws IOException {
+        ServerSocketChannel listener = ServerSocketChannel.open();
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+        return listener;
+    }
+
+    // -- native dup/close (for duplicated open file descriptions)
+
+    @SuppressWarnings("restricted")
+    private static class Native {
+        static final MethodHandle DUP;
+        static final MethodHandle CLOSE;
+        static {
+            Linker linker = Linker.nativeLinker();
+            var lookup = linker.defaultLookup();
+            var desc = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT);
+            DUP = linker.downcallHandle(lookup.find("dup").orElseThrow(), desc);
+            CLOSE = linker.downcallHandle(lookup.find("close").orElseThrow(), desc);
+        }
+    }
+
+    /** dup(2): another file descriptor for the same open file description. */
+    public static int dup(int fd) throws Throwable {
+        int newfd = (int) Native.DUP.invokeExact(fd);
+        if (newfd < 0) throw new IOException("dup failed");
+        return newfd;
+    }
+
+    /** close(2) of a file descriptor created by dup. */
+    public static void closeFd(int fd) throws Throwable {
+        int ret = (int) Native.CLOSE.invokeExact(fd);
+        if (ret != 0) throw new IOException("close failed");
+    }
+}
