@@ -51,7 +51,7 @@ if [ "$problems" -eq 0 ] && [ "${#series[@]}" -gt 0 ]; then
       problem "a patch names a file that is not in upstream"
   else
     tarball=$(fetch_pinned "$UPSTREAM_TARBALL" "$UPSTREAM_TARBALL_SHA256" source "$UPSTREAM_PKG" "$UPSTREAM_PKG_VERSION")
-    prefix=$(tar -tf "$tarball" | head -n 1); prefix=${prefix%%/*}
+    prefix=$( (tar -tf "$tarball" || true) | head -n 1); prefix=${prefix%%/*}
     tar -C "$scratch/repo" --strip-components=1 -xf "$tarball" "${files[@]/#/$prefix/}" 2> "$scratch/tar.log" ||
       problem "a patch names a file that is not in upstream: $(grep -o "$prefix/[^:]*" "$scratch/tar.log" | head -n 3 | tr '\n' ' ')"
   fi

@@ -48,6 +48,9 @@ first_patch() { sed -n '1p' "$1/patches/series"; }
 d=$(scratch)
 expect_success "patch-check passes on the committed patches" "$d/tools/patch-check.sh"
 
+d=$(scratch); rm -f "$d/build/src"
+expect_success "patch-check passes without a working tree (from the tarball)" "$d/tools/patch-check.sh"
+
 if [ -z "$(first_patch "$d")" ]; then
   echo "FAIL: patches/series is empty; the patch-check failure tests need a patch"; exit 1
 fi
