@@ -61,8 +61,12 @@ check-frontend:
 
 check-jtreg: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
-	@rm -rf $(TOP)/build/check
-	$(JTREG_HOME)/bin/jtreg -jdk:$(JDK_IMAGE) -dir:$(SRC) \
+	@rm -rf $(TOP)/build/check && mkdir -p $(TOP)/build/check/native
+	@# The one native test library these tests need (upstream builds it with the test image).
+	gcc -shared -fPIC -o $(TOP)/build/check/native/libVThreadPinner.so \
+	  -I$(JDK_IMAGE)/include -I$(JDK_IMAGE)/include/linux -I$(SRC)/test/lib/native \
+	  $(SRC)/test/lib/jdk/test/lib/thread/libVThreadPinner.c
+	$(JTREG_HOME)/bin/jtreg -jdk:$(JDK_IMAGE) -dir:$(SRC) -nativepath:$(TOP)/build/check/native \
 	  -w:$(TOP)/build/check/JTwork -r:$(TOP)/build/check/JTreport \
 	  -conc:$(JTREG_CONCURRENCY) -timeoutFactor:$(JTREG_TIMEOUT_FACTOR) \
 	  -agentvm -verbose:summary,fail $(CHECK_TESTS)
