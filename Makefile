@@ -10,6 +10,13 @@ CONF_DIR := $(TOP)/build/$(CONF_NAME)
 JDK_IMAGE := $(CONF_DIR)/images/jdk
 UPSTREAM_MAKE = $(MAKE) -C $(SRC) CONF_NAME=$(CONF_NAME)
 
+# ccache hits across clones. Upstream puts the tree's absolute path into every
+# compile line (-fdebug-prefix-map=<tree>/= and -fmacro-prefix-map=<tree>/=, both
+# mapping it to the empty prefix, so the objects do not depend on it) and ccache
+# hashes the working directory of a -g compile; leave both out of the hash.
+export CCACHE_IGNOREOPTIONS := -fdebug-prefix-map=* -fmacro-prefix-map=*
+export CCACHE_NOHASHDIR := 1
+
 # Our own jtreg tests, run by 'make check' straight from the working tree
 # against the image (the full upstream test image is not needed for them).
 CHECK_TESTS ?= $(shell cat $(TOP)/test/check-tests.txt 2>/dev/null)

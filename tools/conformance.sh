@@ -6,7 +6,7 @@
 # the script then exits with status 2.
 #
 # Usage: tools/conformance.sh --jdk IMAGE --jtreg JTREG_HOME --src TREE --out FILE
-#            [--groups "G ..."] [--configs "C ..."] [--quick] [options]
+#            [--groups "G ..."] [--configs "C ..."] [--quick] [--resume] [options]
 # Run with --help for the options. 'make conformance' runs it with the defaults.
 set -euo pipefail
 
@@ -16,7 +16,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 say() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
-DEFAULT_GROUPS="test/jdk/java/net/vthread test/jdk/java/nio/channels test/jdk/java/net/Socket test/jdk/java/net/ServerSocket test/jdk/java/net/DatagramSocket test/jdk/java/lang/Thread/virtual"
+DEFAULT_GROUPS="test/jdk/java/net/vthread test/jdk/java/net/Socket test/jdk/java/net/ServerSocket test/jdk/java/net/DatagramSocket test/jdk/java/nio/channels test/jdk/java/lang/Thread/virtual"
 QUICK_GROUPS="test/jdk/java/net/vthread test/jdk/java/nio/channels/vthread"
 DEFAULT_CONFIGS="off et-mode1 et-mode2 et-mode3"
 
@@ -38,6 +38,10 @@ feature off too, machine info, 'java -version' and the exact jtreg commands.
   --configs "C ..."      configs among: off, et (feature on, default mode),
                          et-mode1, et-mode2, et-mode3 (default: $DEFAULT_CONFIGS)
   --quick                groups: $QUICK_GROUPS
+  --resume               keep the results of group/config runs that completed
+                         before (same jtreg command) and run only the others
+  --report-only          run nothing: write the report from the completed runs
+                         in the work directory (the others show as "not run")
   --work DIR             work/report directories (default: $TOP/build/conformance)
   --conc N               jtreg concurrency (default: 2)
   --timeout-factor N     jtreg timeout factor (default: 4)
@@ -57,6 +61,7 @@ EOF
 JDK= JTREG_HOME_ARG= SRC= OUT= GROUPS_ARG= CONFIGS=$DEFAULT_CONFIGS QUICK=false
 WORK=$TOP/build/conformance CONC=2 TIMEOUT_FACTOR=4
 PROBLEM_LIST=$TOP/test/conformance-problemlist.txt UPDATE_PL=false NATIVE=true RERUN=true
+RESUME=false REPORT_ONLY=false
 CMDLINE="$0 $*"
 
 need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
@@ -76,6 +81,8 @@ while [ $# -gt 0 ]; do
     --update-problem-list) UPDATE_PL=true; shift ;;
     --no-native) NATIVE=false; shift ;;
     --no-rerun) RERUN=false; shift ;;
+    --resume) RESUME=true; shift ;;
+    --report-only) REPORT_ONLY=true; RESUME=true; RERUN=false; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -185,8 +192,12 @@ build_native() {
 }
 
 NATIVE_OPTS=()
-if $NATIVE; then
+if $NATIVE && $REPORT_ONLY; then
+  NATIVE_OPTS=(-nativepath:"$NATIVE_DIR")
+  mapfile -t NATIVE_BUILT < <(cat "$NATIVE_DIR/built.txt" 2>/dev/null)
+elif $NATIVE; then
   build_native
+  printf '%s\n' ${NATIVE_BUILT[@]+"${NATIVE_BUILT[@]}"} > "$NATIVE_DIR/built.txt"
   NATIVE_OPTS=(-nativepath:"$NATIVE_DIR")
 fi
 
@@ -240,12 +251,21 @@ run_jtreg() {  # config dir tests...
   local config=$1 dir=$2; shift 2
   local opts
   read -r -a opts <<< "$(config_opts "$config")"
-  rm -rf "$dir"
-  mkdir -p "$dir"
   local cmd=("$JTREG" -dir:"$SRC" -jdk:"$JDK" -conc:"$CONC" -agentvm -timeoutFactor:"$TIMEOUT_FACTOR"
-             -a -k:'!headful' -retain:fail,error "${EXCLUDES[@]}" "${NATIVE_OPTS[@]}"
+             -a -k:'!headful' -retain:fail,error "${EXCLUDES[@]}" ${NATIVE_OPTS[@]+"${NATIVE_OPTS[@]}"}
              -w:"$dir/JTwork" -r:"$dir/JTreport" -verbose:summary
              ${opts[@]+"${opts[@]}"} "$@")
+  # a completed run of the same command is kept with --resume
+  if $RESUME && [ -f "$dir/rc" ] && [ "$(cat "$dir/command.txt" 2>/dev/null)" = "$(quote_cmd "${cmd[@]}")" ]; then
+    say "  kept the completed run in $dir"
+    return
+  fi
+  if $REPORT_ONLY; then
+    say "  not run (--report-only)"
+    return
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
   quote_cmd "${cmd[@]}" > "$dir/command.txt"
   local start rc=0
   start=$(date +%s)
@@ -254,12 +274,19 @@ run_jtreg() {  # config dir tests...
   echo $(( $(date +%s) - start )) > "$dir/seconds"
 }
 
-for config in $CONFIGS; do
-  for g in $GROUPS_LIST; do
+# group by group, every config for a group before the next group: an interrupted
+# run (or a --report-only report) then compares whole groups across configs
+NOT_RUN=0
+for g in $GROUPS_LIST; do
+  for config in $CONFIGS; do
     dir=$WORK/$config/$(slug "$g")
     say "running $g, config $config ($(config_title "$config"))"
     run_jtreg "$config" "$dir" "$g"
     RESULT_DIR[$config,$g]=$dir
+    if [ ! -f "$dir/rc" ]; then
+      NOT_RUN=$((NOT_RUN + 1))
+      continue
+    fi
     SECONDS_TAKEN[$config,$g]=$(cat "$dir/seconds")
     RC[$config,$g]=$(cat "$dir/rc")
     printf '%s [%s] %s\n' "$config" "$g" "$(cat "$dir/command.txt")" >> "$COMMANDS_FILE"
@@ -371,6 +398,10 @@ mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   echo "Full run: \`make conformance\` (which runs \`tools/conformance.sh --jdk \$(JDK_IMAGE) --jtreg \$(JTREG_HOME) --src \$(SRC) --out doc/results/conformance.md\`)."
   echo
   echo "This run: \`$CMDLINE\`$($QUICK && echo " (quick mode: plumbing check, not the full suites)")"
+  if [ "$NOT_RUN" -gt 0 ]; then
+    echo
+    echo "**Incomplete: $NOT_RUN group/config run(s) did not run** (\"not run\" below); \`--resume\` runs them and keeps the others."
+  fi
   echo
   echo "## Machine"
   echo
@@ -402,6 +433,10 @@ mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   for g in $GROUPS_LIST; do
     row="| \`${g#test/jdk/}\` |"
     for config in $CONFIGS; do
+      if [ -z "${RC[$config,$g]:-}" ]; then
+        row+=" not run |"
+        continue
+      fi
       read -r p f e <<< "${COUNT[$config,$g]}"
       s=${SECONDS_TAKEN[$config,$g]}
       TOT_P[$config]=$(( ${TOT_P[$config]:-0} + p )); TOT_F[$config]=$(( ${TOT_F[$config]:-0} + f ))
@@ -414,7 +449,7 @@ mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
   done
   row="| **total** |"
   for config in $CONFIGS; do
-    row+=" **${TOT_P[$config]} / ${TOT_F[$config]} / ${TOT_E[$config]}** ($(fmt_time "${TOT_S[$config]}")) |"
+    row+=" **${TOT_P[$config]:-0} / ${TOT_F[$config]:-0} / ${TOT_E[$config]:-0}** ($(fmt_time "${TOT_S[$config]:-0}")) |"
   done
   echo "$row"
   echo
@@ -481,7 +516,9 @@ mem=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/nu
     echo "### $config ($(config_title "$config"))"
     echo
     echo '```'
-    for g in $GROUPS_LIST; do cat "${RESULT_DIR[$config,$g]}/command.txt"; done
+    for g in $GROUPS_LIST; do
+      [ -n "${RC[$config,$g]:-}" ] && cat "${RESULT_DIR[$config,$g]}/command.txt"
+    done
     echo '```'
     echo
   done
@@ -515,6 +552,7 @@ for g in $GROUPS_LIST; do
   printf '%-42s' "${g#test/jdk/}"
   for config in $CONFIGS; do
     read -r p f e <<< "${COUNT[$config,$g]}"
+    if [ -z "${RC[$config,$g]:-}" ]; then printf ' %-24s' "not run"; continue; fi
     printf ' %-24s' "$p/$f/$e ($(fmt_time "${SECONDS_TAKEN[$config,$g]}"))"
   done
   echo
