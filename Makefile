@@ -94,8 +94,11 @@ bench-poller: configured
 bench-e2e: configured
 	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_E2E_OPTS)
 
+# CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2") is
+# passed on the command line. The image must not be rebuilt while it runs (hours):
+# run it on a copy with tools/conformance.sh --jdk COPY.
 conformance: configured
-	$(TOP)/tools/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md
+	$(TOP)/tools/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
 
 torture-long: configured
 	$(TOP)/tools/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long
