@@ -24,8 +24,8 @@ JTREG_CONCURRENCY ?= 2
 JTREG_TIMEOUT_FACTOR ?= 4
 
 .PHONY: default images test check check-frontend check-jtreg patch-export \
-        patch-check patch-status dist bench-poller bench-e2e conformance \
-        torture-long configured help
+        patch-check patch-status dist bench-poller bench-e2e bench-pingpong conformance \
+        conformance-quick torture-long configured help
 
 default: images
 
@@ -39,7 +39,9 @@ help:
 	@echo "make dist                        tar.gz of the image"
 	@echo "make bench-poller                ONESHOT vs ET micro benchmark -> doc/results/poller-micro.md"
 	@echo "make bench-e2e                   ONESHOT vs ET server benchmark -> doc/results/e2e.md"
-	@echo "make conformance                 upstream NIO/net suites, feature off and on -> doc/results/conformance.md"
+	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> doc/results/pingpong-*.md"
+	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"
+	@echo "make conformance-quick           the subset for every poller change -> build/conformance-quick.md"
 	@echo "make torture-long                long torture runs"
 
 configured:
@@ -85,23 +87,39 @@ dist: configured
 	    --transform "s|^jdk|et-jdk-$$v|" jdk && \
 	  echo "build/et-jdk-$$v-linux-$$(uname -m).tar.gz"
 
-# BENCH_POLLER_OPTS (e.g. --quick, --pairs 5) is passed through the environment.
+# Benchmarks live in bench/ (bench/README.md: load guard, paired statistics).
+# BENCH_POLLER_OPTS (e.g. --quick, --allow-busy) is passed through the environment.
 bench-poller: configured
 	+$(UPSTREAM_MAKE) build-microbenchmark
-	$(TOP)/tools/bench-poller.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md
+	$(TOP)/bench/micro/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/poller-micro.md
 
-# BENCH_E2E_OPTS (e.g. --quick) is passed on the command line.
+# BENCH_E2E_OPTS (e.g. --quick, --capacity, --allow-busy) is passed on the command line.
 bench-e2e: configured
 	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_E2E_OPTS)
 
-# CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2") is
-# passed on the command line. The image must not be rebuilt while it runs (hours):
-# run it on a copy with tools/conformance.sh --jdk COPY.
+# BENCH_PINGPONG_OPTS (e.g. --pairs 7, --variant NAME='OPTS', --allow-busy) goes to both cells.
+bench-pingpong: configured
+	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
+	$(TOP)/bench/pingpong/syscalls-per-round-trip.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/pingpong-syscalls.md \
+	  --jvm-args -Djdk.virtualThreadScheduler.parallelism=1 $(BENCH_PINGPONG_OPTS)
+	$(TOP)/bench/pingpong/waiting-client.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/pingpong-waiting-client.md \
+	  $(BENCH_PINGPONG_OPTS)
+
+# The test harnesses (conformance and torture drivers) live in harness/.
+# CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",
+# --factories virtual, --dry-run) is passed on the command line. The image must
+# not be rebuilt while it runs (hours; --resume re-runs what another image made):
+# run it on a copy with harness/conformance.sh --jdk COPY.
 conformance: configured
-	$(TOP)/tools/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
+	$(TOP)/harness/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
+
+# The quick subset (httpclient/http3, the vthread groups, virtual-thread Socket,
+# SocketChannel, DatagramChannel; ET modes 2 and 1), for every poller change.
+conformance-quick: configured
+	$(TOP)/harness/conformance.sh --quick --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/build/conformance-quick.md $(CONFORMANCE_OPTS)
 
 torture-long: configured
-	$(TOP)/tools/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long
+	$(TOP)/harness/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long
 
 # Anything else goes to the upstream build.
 .DEFAULT:

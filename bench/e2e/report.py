@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """ET-JDK end-to-end benchmark: parse raw run directories, print summaries, write the report.
 
-  report.py summary RUN_DIR        one line about one run (used by run.sh after each run)
-  report.py render RAW_DIR OUT.md  tables + latency plots for all runs under RAW_DIR
+  report.py summary RUN_DIR          one line about one run (used by run.sh after each run)
+  report.py capcheck RUN_DIR MAX_MS  "ok ..." if a capacity step kept up, else "fail <why>"
+  report.py render RAW_DIR OUT.md    OUT.md, OUT.csv beside it and latency plots (SVG) in OUT/
 
-Only the standard library, plus matplotlib for the plots. Every number written
-comes from the files under RAW_DIR.
+Standard library only (shared code: bench/lib/report.py). Every number
+written comes from the files under RAW_DIR.
 """
 
 import csv
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import report as R  # noqa: E402
 
 VARIANT_NAME = {"oneshot": "ONESHOT", "et": "ET"}
 PERF_KEYS = {
@@ -27,8 +32,7 @@ PERF_KEYS = {
 }
 
 
-class DataError(Exception):
-    pass
+DataError = R.DataError
 
 
 def read_env(path):
@@ -114,6 +118,10 @@ def load_run(d, cfg=None):
         "load_util": (int(env["load_ticks"]) + int(env["backend_ticks"])) / tck / window,
         "time_wait_after": int(env.get("time_wait_after", "0") or 0),
         "cpu_pressure": int(env.get("psi_cpu_us", "0") or 0) / 1e6 / window,
+        "load1_before": env.get("load1_before", ""),
+        "psi10_before": env.get("psi10_before", ""),
+        "busy_before": env.get("busy_before", ""),
+        "throttled_periods": int(env.get("throttled_periods", "0") or 0),
     }
     for k in ("cs", "epoll_ctl", "epoll_wait", "read", "write", "syscalls"):
         r[k + "_per_req"] = perf[k] / reqs
@@ -174,111 +182,89 @@ def summary(d):
 
 # ---------------------------------------------------------------------------
 
-def plot_rate(rate, runs, path, title):
-    try:
-        import matplotlib
-    except ImportError:
-        raise DataError("matplotlib is not installed for this python; run.sh installs it into "
-                        "~/.cache/et-jdk/e2e-venv (or set E2E_PYTHON to a python that has it)")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FixedFormatter
 
-    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=110)
-    colors = {"oneshot": "tab:blue", "et": "tab:orange"}
-    styles = ["-", "--", ":", "-."]
-    allv = []
-    maxx = 10
-    for r in sorted(runs, key=lambda r: (r["variant"] != "oneshot", r["pair"])):
-        pts = [(p, v) for p, v in r["hgrm"] if p < 1.0]
-        if not pts:
-            continue
-        xs = [1.0 / (1.0 - p) for p, _ in pts]
-        ys = [v for _, v in pts]
-        maxx = max(maxx, max(xs))
-        allv += ys
-        ax.plot(xs, ys, color=colors.get(r["variant"], "gray"), linestyle=styles[(r["pair"] - 1) % len(styles)],
-                linewidth=1.4, label=f"{VARIANT_NAME[r['variant']]} pair {r['pair']}")
-    ax.set_xscale("log")
-    ticks = [1, 2, 10, 100, 1000, 10000, 100000, 1000000]
-    labels = ["0%", "50%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"]
-    keep = [i for i, t in enumerate(ticks) if t <= maxx * 1.5]
-    ax.xaxis.set_major_locator(FixedLocator([ticks[i] for i in keep]))
-    ax.xaxis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
-    ax.xaxis.set_minor_locator(FixedLocator([]))
-    if allv and min(allv) > 0 and max(allv) / min(allv) > 20:
-        from matplotlib.ticker import LogLocator, FuncFormatter
-        ax.set_yscale("log")
-        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_minor_locator(FixedLocator([]))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.set_xlabel("percentile")
-    ax.set_ylabel("latency from intended send time (ms)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="major", alpha=0.3)
-    if allv:
-        ax.legend(fontsize=8, loc="upper left")
-    else:
-        ax.text(0.5, 0.5, "no measured responses", transform=ax.transAxes, ha="center")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+def capcheck(d, max_lag_ms):
+    r = load_run(d)
+    why = []
+    if not r["send_lag_p99_ms"] < max_lag_ms:
+        why.append(f"generator send lag p99 {fmt(r['send_lag_p99_ms'])} ms >= {max_lag_ms:g} ms")
+    for k in ("timeouts", "errors", "incomplete"):
+        if r[k] > 0:
+            why.append(f"{int(r[k])} {k}")
+    if r["achieved_rate"] < 0.98 * r["rate"]:
+        why.append(f"achieved {fmt(r['achieved_rate'])} < 98% of {r['rate']:.0f}")
+    print(("fail " + "; ".join(why)) if why else
+          f"ok (achieved {fmt(r['achieved_rate'])}, send lag p99 {fmt(r['send_lag_p99_ms'])} ms, "
+          f"p99 {fmt(r['p99_ms'])} ms, server CPU {fmt(r['server_util'])})")
+
+
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
 
 
 def render(raw, out):
     cfg = read_env(os.path.join(raw, "config.env"))
+    meta = read_env(os.path.join(raw, "meta.env"))
     with open(os.path.join(raw, "runs.list"), encoding="utf-8") as f:
         run_dirs = [os.path.join(raw, n.strip()) for n in f if n.strip()]
     if not run_dirs:
         raise DataError(f"no completed runs under {raw}")
     runs = [load_run(d, cfg) for d in run_dirs]
+    cap_runs = []
+    if os.path.exists(os.path.join(raw, "capacity.list")):
+        with open(os.path.join(raw, "capacity.list"), encoding="utf-8") as f:
+            cap_runs = [load_run(os.path.join(raw, n.strip()), cfg) for n in f if n.strip()]
+    max_lag = float(cfg.get("max_lag_ms", "1") or 1)
+    for r in runs + cap_runs:
+        r["variant_name"] = VARIANT_NAME[r["variant"]]
+        r["valid"] = r["send_lag_p99_ms"] <= max_lag
+        r["machine_busy"] = meta.get("machine_busy", "0")
 
     out_dir = os.path.dirname(os.path.abspath(out))
     stem = os.path.splitext(os.path.basename(out))[0]
     asset_dir = os.path.join(out_dir, stem)
-    os.makedirs(asset_dir, exist_ok=True)
+    stage = asset_dir + ".partial"
+    shutil.rmtree(stage, ignore_errors=True)
+    os.makedirs(stage)
 
     rates = []
     for r in runs:
         if r["rate"] not in rates:
             rates.append(r["rate"])
     variants = cfg["variants"].split()
+    names = [VARIANT_NAME[v] for v in variants]
     pairs = int(cfg["pairs"])
+    busy = R.busy(meta)
+    quota = cfg.get("server_cpu_quota", "")
 
     def rate_label(rate):
-        if cfg.get("rate_kind") == "standard":
+        kind = cfg.get("rate_kind")
+        if kind == "standard":
             if rate == float(cfg["sustain_rate"]):
                 return "sustainable rate"
             if rate == float(cfg["saturate_rate"]):
                 return "saturating rate"
+        if kind == "capacity":
+            return f"{rate / float(cfg['capacity_rate']) * 100:.0f}% of capacity"
         return "fixed rate"
 
-    with open(os.path.join(raw, "jdk-version.txt"), encoding="utf-8") as f:
-        jdk_version = f.read().strip()
     with open(os.path.join(raw, "load-jdk-version.txt"), encoding="utf-8") as f:
         load_version = f.read().strip()
 
-    L = []
+    L = R.header_lines(meta, "End-to-end benchmark: " + " vs ".join(names) + " read pollers",
+                       "bench/e2e/run.sh", R.pair_count([dict(r, variant=r["variant_name"], pair=str(r["pair"]))
+                                                         for r in runs], names),
+                       ", ".join(names),
+                       [f"{cfg['perf_version']}; scheduler autogroup: {cfg['autogroup']}",
+                        f"ephemeral ports {cfg['port_range']}, tcp_tw_reuse {cfg['tcp_tw_reuse']}, "
+                        f"somaxconn {cfg['somaxconn']}, open files {cfg['ulimit_n']}",
+                        f"load generator and backend JDK: `{load_version.splitlines()[0]}`"])
     w = L.append
-    w("# End-to-end benchmark: ONESHOT vs edge-triggered (ET) read pollers")
-    w("")
-    w(f"Generated by `bench/e2e/run.sh` ({cfg['started_utc']} – {cfg.get('finished_utc', '?')} UTC). "
-      "Every number in this file comes from that run; the raw files (logs, `perf stat` CSV, "
-      f"HdrHistogram percentile distributions) were in `{raw}`, and the per-run values are also in "
-      f"[`{stem}/runs.csv`]({stem}/runs.csv).")
     if cfg.get("quick") == "1":
-        w("")
         w("**This is a `--quick` smoke run (small settings): it checks the plumbing, its numbers are not a result.**")
-    w("")
-    w("## Command")
-    w("")
-    w("```")
-    w(cfg["cmd"])
-    w("```")
-    if cfg.get("via_make") == "yes":
         w("")
+    if cfg.get("via_make") == "yes":
         w("(run by `make bench-e2e`)")
-    w("")
+        w("")
     w("## Setup")
     w("")
     w(f"- **Server** (JDK under test, `{cfg['jdk']}`): thread-per-connection on virtual threads, blocking "
@@ -288,115 +274,99 @@ def render(raw, out):
       f"JVM options: `{cfg['server_opts']} -Djdk.pollerEdgeTriggered=false|true`. "
       "`-Djdk.pollerMode` is not set, so the JDK default applies (2: virtual-thread pollers on Linux). "
       f"Pinned with `taskset -c {cfg['server_cpu']}`, so the JVM sees 1 CPU and the virtual-thread scheduler "
-      "has parallelism 1.")
+      "has parallelism 1." + (f" **CPU quota: {quota}% of one CPU** (cgroup v1 `cpu.cfs_quota_us` "
+                              f"{int(quota) * 1000} per 100,000 µs period on the server JVM; throttled "
+                              "periods per run are in the CSV)." if quota else ""))
     w(f"- **Variants**: ONESHOT = `-Djdk.pollerEdgeTriggered=false` (upstream behaviour), "
       f"ET = `-Djdk.pollerEdgeTriggered=true`; run alternately, order per rate: "
-      f"{' '.join(VARIANT_NAME[v] for v in variants)} × {pairs} pair(s). Each run starts fresh JVMs.")
+      f"{' '.join(names)} × {pairs} pair(s). Each run starts fresh JVMs. The load guard "
+      "(bench/README.md) checked the machine before every run.")
     w(f"- **Backend** (`{cfg['load_jdk']}`): one NIO selector thread; answers each request after "
       f"{cfg['think_ms']} ms think time (+0–1 ms timer granularity). JVM options: `{cfg['backend_opts']}`.")
     w(f"- **Load generator** (`{cfg['load_jdk']}`): open model, {int(cfg['connections']):,} keep-alive "
       "connections, fixed arrival rate spread evenly over the connections; latency is measured from each "
-      "request's *intended* send time (no coordinated omission: a request that must wait for its connection "
-      "carries that wait). One NIO selector thread (no virtual threads, so the poller under test is not on the "
-      f"load side). JVM options: `{cfg['load_opts']}`. HdrHistogram 2.2.2.")
+      "request's *intended* send time (no coordinated omission). One NIO selector thread (no virtual threads). "
+      f"JVM options: `{cfg['load_opts']}`. HdrHistogram 2.2.2.")
     w(f"- **CPUs**: server on CPU {cfg['server_cpu']}; backend and load generator share CPU {cfg['load_cpu']} "
-      f"(`taskset`); the machine has {cfg['nproc']}.")
+      f"(`taskset`); the machine has {meta.get('nproc', '?')}.")
     w(f"- **Timeline per run**: open all connections, {cfg['warmup']} s warmup (not measured), {cfg['duration']} s "
-      f"measured window (requests whose intended send time falls in it), then up to {cfg['drain']} s for them "
-      "to finish (the rest count as *incomplete*). A request unanswered "
-      f"{cfg['timeout']} s after it was sent is a *timeout*.")
+      f"measured window, then up to {cfg['drain']} s for its requests to finish (the rest count as "
+      f"*incomplete*). A request unanswered {cfg['timeout']} s after it was sent is a *timeout*.")
     w(f"- **Server cost**: the server JVM runs under `perf stat -x, -e {cfg['perf_events']} -D -1 "
       "--control fifo:…` (counters off); they are switched on for the measured window minus 0.5 s at each end "
-      "and the counts are divided by the requests the server completed in exactly that span (its counter is "
-      "read from an admin port just before enabling and just after disabling). Whole process, all JVM threads, "
-      "including threads started inside the window (which `perf stat -p <pid>` would miss).")
-    w("")
-    w("## Machine")
-    w("")
-    w(f"- nproc: {cfg['nproc']}; CPU: {cfg['cpu_model']}; memory: {cfg['mem_total']}")
-    w(f"- kernel: {cfg['kernel']}; {cfg['perf_version']}")
-    w(f"- load average (1/5/15 min) at start: {cfg['loadavg_start']}, at end: {cfg.get('loadavg_end', '?')}; "
-      f"scheduler autogroup: {cfg['autogroup']}")
-    w(f"- ephemeral ports {cfg['port_range']}, tcp_tw_reuse {cfg['tcp_tw_reuse']}, somaxconn {cfg['somaxconn']}, "
-      f"open files {cfg['ulimit_n']}")
-    w(f"- repository: {cfg['git']}")
-    w("")
-    w("JDK under test (`java -version`):")
-    w("")
-    w("```")
-    w(jdk_version)
-    w("```")
-    w("")
-    w("Load generator and backend JDK:")
-    w("")
-    w("```")
-    w(load_version)
-    w("```")
-    w("")
-    w("## Results")
-    w("")
-    if pairs > 1:
-        w(f"Cells are median [min–max] over the {pairs} runs of each variant.")
-    else:
-        w("One run per variant (pairs = 1): single values, no spread.")
+      "and the counts are divided by the requests the server completed in exactly that span. Whole process.")
+    w(f"- **Valid cells**: a run whose generator send lag p99 exceeds {max_lag:g} ms measured the load "
+      "generator, not the server: it is marked *invalid* and its cell says so.")
     w("")
 
+    if cap_runs:
+        w("## Capacity")
+        w("")
+        w(f"Capacity = the highest rate at which {names[0]} kept generator send lag p99 < {max_lag:g} ms, "
+          "with no timeouts, errors or incomplete requests and ≥ 98% of the rate achieved; rates stepped "
+          f"×{cfg.get('cap_factor', '?')} from {cfg.get('cap_start', '?')} req/s, each step "
+          f"{cfg.get('cap_warmup', '?')} s warmup + {cfg.get('cap_duration', '?')} s measured. "
+          f"**Capacity: {float(cfg['capacity_rate']):,.0f} req/s**; the pairs ran at "
+          f"{cfg.get('cap_pcts', '?')}% of it.")
+        w("")
+        L.extend(R.stamp_lines(meta))
+        w("| rate | achieved req/s | send lag p99 ms | p99 ms | timeouts | server CPU (cores) | CPU µs/req |")
+        w("|---:|---:|---:|---:|---:|---:|---:|")
+        for r in cap_runs:
+            w(f"| {r['rate']:,.0f} | {fmt(r['achieved_rate'])} | {fmt(r['send_lag_p99_ms'])} | {fmt(r['p99_ms'])} "
+              f"| {fmt_int(r['timeouts'])} | {fmt(r['server_util'])} | {fmt(r['cpu_us_per_req'])} |")
+        w("")
+
+    w("## Results")
+    w("")
+    w(R.ratio_note(names))
+    w("")
+    lat_cols = [("achieved_rate", "achieved req/s", fmt), ("p50_ms", "p50 ms", fmt), ("p90_ms", "p90 ms", fmt),
+                ("p99_ms", "p99 ms", fmt), ("p999_ms", "p99.9 ms", fmt), ("max_ms", "max ms", fmt),
+                ("errors", "errors", fmt_int), ("timeouts", "timeouts", fmt_int),
+                ("incomplete", "incomplete", fmt_int), ("send_lag_p99_ms", "generator send lag p99 ms", fmt),
+                ("load_util", "load-side CPU (cores)", fmt)]
+    cost_cols = [("cpu_us_per_req", "CPU µs/req", fmt), ("server_util", "server CPU (cores)", fmt),
+                 ("server_rate", "server req/s in perf window", fmt),
+                 ("cs_per_req", "context switches/req", fmt), ("epoll_ctl_per_req", "epoll_ctl/req", fmt),
+                 ("epoll_wait_per_req", "epoll_wait/req", fmt), ("read_per_req", "read/req", fmt),
+                 ("write_per_req", "write/req", fmt), ("syscalls_per_req", "all syscalls/req", fmt)]
+    plots = []
     notes = []
     for rate in rates:
-        rr = [r for r in runs if r["rate"] == rate]
+        rr = [dict(r, variant=r["variant_name"], pair=str(r["pair"])) for r in runs if r["rate"] == rate]
         label = rate_label(rate)
         w(f"### {rate:,.0f} req/s target ({label})")
         w("")
+        L.extend(R.stamp_lines(meta))
+        bad = [r for r in rr if not r["valid"]]
+        if bad:
+            w(f"**Invalid cell**: in {len(bad)} of {len(rr)} runs the generator send lag p99 exceeded "
+              f"{max_lag:g} ms (up to {fmt(max(r['send_lag_p99_ms'] for r in bad))} ms): the load side "
+              "fell behind, so latency and throughput here describe the generator, not the server.")
+            w("")
         w("Throughput and latency (load generator):")
         w("")
-        w("| variant | achieved req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | timeouts | incomplete | generator send lag p99 ms | load-side CPU (cores) |")
-        w("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for v in variants:
-            vr = [r for r in rr if r["variant"] == v]
-            if not vr:
-                continue
-            g = lambda k: [r[k] for r in vr]
-            w(f"| {VARIANT_NAME[v]} | {stat(g('achieved_rate'))} | {stat(g('p50_ms'))} | {stat(g('p90_ms'))} | "
-              f"{stat(g('p99_ms'))} | {stat(g('p999_ms'))} | {stat(g('max_ms'))} | {stat(g('errors'), fmt_int)} | "
-              f"{stat(g('timeouts'), fmt_int)} | {stat(g('incomplete'), fmt_int)} | {stat(g('send_lag_p99_ms'))} | "
-              f"{stat(g('load_util'))} |")
+        L.extend(R.paired_table(rr, names, lat_cols))
         w("")
         w("Server cost per request (`perf stat`, whole server process):")
         w("")
-        cols = [("cpu_us_per_req", "CPU µs/req"), ("server_util", "server CPU (cores)"),
-                ("server_rate", "server req/s in perf window"),
-                ("cs_per_req", "context switches/req"), ("epoll_ctl_per_req", "epoll_ctl/req"),
-                ("epoll_wait_per_req", "epoll_wait/req"), ("read_per_req", "read/req"),
-                ("write_per_req", "write/req"), ("syscalls_per_req", "all syscalls/req")]
-        w("| variant | " + " | ".join(c[1] for c in cols) + " |")
-        w("|---|" + "---|" * len(cols))
-        for v in variants:
-            vr = [r for r in rr if r["variant"] == v]
-            if not vr:
-                continue
-            w(f"| {VARIANT_NAME[v]} | " + " | ".join(stat([r[k] for r in vr]) for k, _ in cols) + " |")
-        # paired ratios ET / ONESHOT
-        if "oneshot" in variants and "et" in variants:
-            ratios = {k: [] for k, _ in cols}
-            for p in range(1, pairs + 1):
-                a = [r for r in rr if r["variant"] == "oneshot" and r["pair"] == p]
-                b = [r for r in rr if r["variant"] == "et" and r["pair"] == p]
-                if a and b:
-                    for k, _ in cols:
-                        ratios[k].append(b[0][k] / a[0][k] if a[0][k] else float("nan"))
-            if any(ratios.values()):
-                w("| ET ÷ ONESHOT (per pair) | " + " | ".join(stat(ratios[k]) for k, _ in cols) + " |")
+        L.extend(R.paired_table(rr, names, cost_cols))
         w("")
-        png = f"latency-{int(rate)}.png"
-        plot_rate(rate, rr, os.path.join(asset_dir, png),
-                  f"{rate:,.0f} req/s target ({label}), {int(cfg['connections']):,} connections, "
-                  f"{cfg['duration']} s measured")
-        w(f"![latency percentiles at {rate:,.0f} req/s]({stem}/{png})")
+        svg = f"latency-{int(rate)}.svg"
+        curves = []
+        for r in sorted(rr, key=lambda r: (names.index(r["variant"]), int(r["pair"]))):
+            vi = names.index(r["variant"])
+            curves.append((f"{r['variant']} pair {r['pair']}", COLORS[vi % len(COLORS)],
+                           (int(r["pair"]) % 2 == 0), r["hgrm"]))
+        R.svg_percentiles(os.path.join(stage, svg),
+                          f"{rate:,.0f} req/s target ({label}), {int(cfg['connections']):,} connections, "
+                          f"{cfg['duration']} s measured", curves, busy)
+        plots.append(svg)
+        w(f"![latency percentiles at {rate:,.0f} req/s]({stem}/{svg})")
         w("")
-
-        # automatic observations, from this run's numbers only
-        o = [r for r in rr if r["variant"] == "oneshot"]
-        e = [r for r in rr if r["variant"] == "et"]
+        o = [r for r in rr if r["variant"] == "ONESHOT"]
+        e = [r for r in rr if r["variant"] == "ET"]
         if o and e:
             mo = statistics.median(r["epoll_ctl_per_req"] for r in o)
             me = statistics.median(r["epoll_ctl_per_req"] for r in e)
@@ -405,88 +375,81 @@ def render(raw, out):
                              f"ONESHOT's {fmt(mo)}: the flag had no visible effect, so the JDK under test "
                              "probably does not implement `-Djdk.pollerEdgeTriggered` (an upstream JDK ignores it).")
         for r in rr:
-            bad = [f"{int(r[k])} {k}" for k in ("errors", "timeouts") if r[k] > 0]
-            if bad:
-                notes.append(f"{VARIANT_NAME[r['variant']]} pair {r['pair']} at {rate:,.0f} req/s: " + ", ".join(bad) + ".")
+            badk = [f"{int(r[k])} {k}" for k in ("errors", "timeouts") if r[k] > 0]
+            if badk:
+                notes.append(f"{r['variant']} pair {r['pair']} at {rate:,.0f} req/s: " + ", ".join(badk) + ".")
         lagging = [r for r in rr if r["achieved_rate"] < 0.9 * r["server_rate"]]
         if lagging:
             notes.append(f"At {rate:,.0f} req/s, in {len(lagging)} of {len(rr)} runs the load generator received "
                          "under 90 % of the responses per second that the server completed in the perf window: "
-                         "the load side fell behind (see load-side CPU and CPU pressure), so those runs' latency "
-                         "and achieved rate describe the load side more than the server.")
-        if label == "sustainable rate":
-            short = [r for r in rr if r["achieved_rate"] < 0.98 * rate or r["incomplete"] > 0]
-            if short:
-                notes.append(f"The 'sustainable' rate {rate:,.0f} req/s was not fully sustained in "
-                             f"{len(short)} of {len(rr)} runs (achieved below 98 % of target, or incomplete "
-                             "requests): lower `--sustain-rate`, or the machine was busy.")
+                         "the load side fell behind.")
         if label == "saturating rate":
             su = statistics.median(r["server_util"] for r in rr)
             lu = statistics.median(r["load_util"] for r in rr)
             notes.append(f"At the saturating rate the server used a median {fmt(su)} cores of its CPU and the "
-                         f"load generator + backend {fmt(lu)} cores of theirs. Throughput here is bounded by "
-                         "whichever side is nearer 1.0 (if neither is, something else limited it, e.g. other work "
-                         "on the machine: see CPU pressure); latency grows with the queue for the whole run (open "
-                         "model), so its percentiles describe the overload, not the server's service time.")
-    busy = [r for r in runs if r["cpu_pressure"] > 0.10]
-    if busy:
-        notes.append(f"In {len(busy)} of {len(runs)} runs some task waited for a CPU more than 10 % of the perf window "
-                     f"(Linux PSI `/proc/pressure/cpu`, up to {100 * max(r['cpu_pressure'] for r in busy):.0f} %): "
-                     "the benchmark's own processes (load generator and backend share a CPU) or other work on the machine "
-                     "competed for the cores, which inflates latency and, less so, CPU per request.")
+                         f"load generator + backend {fmt(lu)} cores of theirs; latency there describes the "
+                         "overload (open model), not the server's service time.")
+    hot = [r for r in runs if r["cpu_pressure"] > 0.10]
+    if hot:
+        notes.append(f"In {len(hot)} of {len(runs)} runs some task waited for a CPU more than 10 % of the perf "
+                     f"window (Linux PSI, up to {100 * max(r['cpu_pressure'] for r in hot):.0f} %): the "
+                     "benchmark's own processes (load generator and backend share a CPU) or other work competed "
+                     "for the cores.")
     if notes:
         w("## Observations (computed from this run)")
         w("")
         for n in notes:
             w(f"- {n}")
         w("")
-
     w("## Columns")
     w("")
     w("- *achieved req/s*: responses received by the load generator inside the measured window ÷ its length.")
     w("- *p50 … max*: latency of the measured requests from their intended send time (HdrHistogram, 3 "
       "significant digits). *incomplete*: measured requests without a response by the end of the drain time.")
-    w("- *generator send lag*: actual − intended send time (includes waiting for a busy connection); large "
-      "values at the sustainable rate mean the load side could not keep up.")
-    w("- *load-side CPU*: CPU time of the load generator + backend processes during the perf window ÷ its "
-      "length (1.0 = their whole CPU).")
+    w("- *generator send lag*: actual − intended send time; above the valid limit the cell is invalid.")
+    w("- *load-side CPU*: CPU time of the load generator + backend during the perf window ÷ its length.")
     w("- *server CPU (cores)*: `task-clock` ÷ window length. *…/req*: `perf stat` count ÷ requests completed by "
       "the server in the same window. *all syscalls* is `raw_syscalls:sys_enter`.")
-    w("- *CPU pressure*: share of the perf window in which some runnable task, anywhere on the machine, waited "
-      "for a CPU (Linux PSI `some`). It counts the benchmark's own processes too (load generator and backend share "
-      "a CPU), so it is low but not 0 on an otherwise idle machine at a sustainable rate.")
-    w("- *ET ÷ ONESHOT (per pair)*: ratio within each A/B pair, then median [min–max] over pairs.")
     w("")
     w("## All runs, in execution order")
     w("")
-    w("| # | rate | pair | variant | achieved req/s | p99 ms | max ms | server req in window | CPU µs/req | epoll_ctl/req | syscalls/req | CPU pressure | TIME_WAIT after |")
+    L.extend(R.stamp_lines(meta))
+    w("| # | rate | pair | variant | valid | achieved req/s | p99 ms | send lag p99 ms | CPU µs/req "
+      "| epoll_ctl/req | syscalls/req | CPU pressure | load1 before |")
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i, r in enumerate(runs, 1):
-        w(f"| {i} | {r['rate']:,.0f} | {r['pair']} | {VARIANT_NAME[r['variant']]} | {fmt(r['achieved_rate'])} | "
-          f"{fmt(r['p99_ms'])} | {fmt(r['max_ms'])} | {r['reqs']:,} | {fmt(r['cpu_us_per_req'])} | "
-          f"{fmt(r['epoll_ctl_per_req'])} | {fmt(r['syscalls_per_req'])} | {100 * r['cpu_pressure']:.0f} % | "
-          f"{r['time_wait_after']} |")
+        w(f"| {i} | {r['rate']:,.0f} | {r['pair']} | {r['variant_name']} | {'yes' if r['valid'] else '**no**'} "
+          f"| {fmt(r['achieved_rate'])} | {fmt(r['p99_ms'])} | {fmt(r['send_lag_p99_ms'])} "
+          f"| {fmt(r['cpu_us_per_req'])} | {fmt(r['epoll_ctl_per_req'])} | {fmt(r['syscalls_per_req'])} "
+          f"| {100 * r['cpu_pressure']:.0f} % | {r['load1_before']} |")
     w("")
+    w(f"Per-run values: [`{stem}.csv`]({stem}.csv).")
 
-    fields = ["rate", "pair", "variant", "achieved_rate", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms",
-              "mean_ms", "errors", "timeouts", "incomplete", "send_lag_p99_ms", "reqs", "window_s", "server_rate",
-              "cpu_us_per_req", "server_util", "load_util", "cs_per_req", "epoll_ctl_per_req", "epoll_wait_per_req",
-              "read_per_req", "write_per_req", "syscalls_per_req"]
-    with open(os.path.join(asset_dir, "runs.csv"), "w", newline="", encoding="utf-8") as f:
-        cw = csv.writer(f)
-        cw.writerow(fields + [f"perf_{k}" for k in PERF_KEYS.values()])
-        for r in runs:
-            cw.writerow([r[k] if not isinstance(r[k], float) else f"{r[k]:.6g}" for k in fields]
-                        + [f"{r['perf'][k]:.6g}" for k in PERF_KEYS.values()])
-
-    with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(L))
+    fields = ["phase", "rate", "pair", "variant_name", "valid", "achieved_rate", "p50_ms", "p90_ms", "p99_ms",
+              "p999_ms", "max_ms", "mean_ms", "errors", "timeouts", "incomplete", "send_lag_p99_ms", "reqs",
+              "window_s", "server_rate", "cpu_us_per_req", "server_util", "load_util", "cs_per_req",
+              "epoll_ctl_per_req", "epoll_wait_per_req", "read_per_req", "write_per_req", "syscalls_per_req",
+              "cpu_pressure", "load1_before", "psi10_before", "busy_before", "throttled_periods", "machine_busy"]
+    rows = [dict(r, phase="capacity") for r in cap_runs] + [dict(r, phase="main") for r in runs]
+    R.write_csv(stage + ".csv", rows, fields)
+    R.write_page(stage + ".md", L)
+    # everything written: move it in place together
+    if os.path.isdir(asset_dir):
+        odd = [f for f in os.listdir(asset_dir) if not f.endswith((".svg", ".png", ".csv"))]
+        if odd:
+            raise DataError(f"refusing to replace {asset_dir}: it holds {', '.join(odd)}")
+        shutil.rmtree(asset_dir)
+    os.replace(stage, asset_dir)
+    os.replace(stage + ".csv", os.path.join(out_dir, stem + ".csv"))
+    os.replace(stage + ".md", out)
 
 
 def main(argv):
     try:
         if len(argv) == 3 and argv[1] == "summary":
             summary(argv[2])
+        elif len(argv) == 4 and argv[1] == "capcheck":
+            capcheck(argv[2], float(argv[3]))
         elif len(argv) == 4 and argv[1] == "render":
             render(argv[2], argv[3])
         else:

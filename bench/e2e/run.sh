@@ -13,19 +13,30 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CACHE=${ET_JDK_CACHE:-$HOME/.cache/et-jdk}
-ORIG_CMD=$(printf '%q ' "$0" "$@"); ORIG_CMD=${ORIG_CMD% }
+ORIG_ARGS=("$@")
+# shellcheck source=../lib/guard.sh
+. "$TOP/bench/lib/guard.sh"
 
 HDR_GAV=org.hdrhistogram:HdrHistogram:2.2.2
 HDR_SHA256=22d1d4316c4ec13a68b559e98c8256d69071593731da96136640f864fa14fad8
-MATPLOTLIB_SPEC='matplotlib>=3.8,<4'
 PERF_EVENTS=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_write,raw_syscalls:sys_enter
 
 # ---- defaults (documented in README.md) ----
 JDK=""
 LOAD_JDK=/usr/lib/jvm/temurin-25-jdk-amd64
 OUT=$TOP/doc/results/e2e.md
-WORK=$TOP/build/e2e
-PAIRS=3
+WORK=$TOP/build/bench/e2e
+PAIRS=5
+ALLOW_BUSY=0
+CAPACITY=0
+CAP_START=2000
+CAP_FACTOR=1.25
+CAP_MAX=200000
+CAP_WARMUP=5
+CAP_DURATION=10
+CAP_PCTS="50 75 90"
+MAX_LAG_MS=1
+QUOTA=""
 CONNECTIONS=10000
 SUSTAIN_RATE=5000
 SATURATE_RATE=40000
@@ -54,8 +65,22 @@ usage: bench/e2e/run.sh --jdk DIR [options]
   --jdk DIR            JDK under test (the server runs on it), e.g. an images/jdk dir (required)
   --out FILE           report to write (default: doc/results/e2e.md; plots go to FILE's dir/<name>/)
   --load-jdk DIR       JDK for the load generator and the backend (default: $LOAD_JDK)
-  --work DIR           build and raw-results directory (default: build/e2e)
+  --work DIR           build and raw-results directory (default: build/bench/e2e)
   --pairs N            ONESHOT/ET pairs per rate, run A B A B ... (default: $PAIRS)
+  --allow-busy         run even if the load guard (bench/README.md) finds the machine busy;
+                       the report is then stamped "measured on a busy machine"
+  --capacity           first find the server's capacity with the first variant: the highest
+                       rate (from --cap-start, times --cap-factor per step) with generator
+                       send lag p99 < --max-lag-ms, no timeouts and achieved >= 98%; then
+                       run the pairs at --cap-pcts percent of it (instead of the two rates)
+  --cap-start R        first rate of the capacity search (default: $CAP_START)
+  --cap-factor F       rate step factor (default: $CAP_FACTOR)
+  --cap-max R          highest rate tried (default: $CAP_MAX)
+  --cap-warmup S / --cap-duration S   warmup / measured seconds of each step (default: $CAP_WARMUP / $CAP_DURATION)
+  --cap-pcts "P ..."   percentages of the capacity to run at (default: "$CAP_PCTS")
+  --max-lag-ms MS      a cell whose generator send lag p99 exceeds this is invalid (default: $MAX_LAG_MS)
+  --server-cpu-quota PCT  cap the server JVM at PCT% of one CPU with a cgroup v1 CPU quota
+                       (/sys/fs/cgroup/cpu/<name>/cpu.cfs_quota_us; root); stated in the report
   --connections N      concurrent client connections (default: $CONNECTIONS)
   --sustain-rate R     the sustainable fixed rate, req/s (default: $SUSTAIN_RATE)
   --saturate-rate R    the saturating rate, req/s (default: $SATURATE_RATE)
@@ -90,6 +115,16 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --work) WORK=${2:?}; shift 2 ;;
     --pairs) PAIRS=${2:?}; shift 2 ;;
+    --allow-busy) ALLOW_BUSY=1; shift ;;
+    --capacity) CAPACITY=1; shift ;;
+    --cap-start) CAP_START=${2:?}; shift 2 ;;
+    --cap-factor) CAP_FACTOR=${2:?}; shift 2 ;;
+    --cap-max) CAP_MAX=${2:?}; shift 2 ;;
+    --cap-warmup) CAP_WARMUP=${2:?}; shift 2 ;;
+    --cap-duration) CAP_DURATION=${2:?}; shift 2 ;;
+    --cap-pcts) CAP_PCTS=${2:?}; shift 2 ;;
+    --max-lag-ms) MAX_LAG_MS=${2:?}; shift 2 ;;
+    --server-cpu-quota) QUOTA=${2:?}; shift 2 ;;
     --connections) CONNECTIONS=${2:?}; shift 2 ;;
     --sustain-rate) SUSTAIN_RATE=${2:?}; shift 2 ;;
     --saturate-rate) SATURATE_RATE=${2:?}; shift 2 ;;
@@ -115,7 +150,17 @@ isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 [ -n "$JDK" ] || { usage >&2; die "--jdk is required (the JDK under test, e.g. build/<conf>/images/jdk)"; }
 for v in PAIRS CONNECTIONS POOL SERVER_CPU LOAD_CPU; do isint "${!v}" || die "--${v,,} must be a whole number, got '${!v}'"; done
-for v in SUSTAIN_RATE SATURATE_RATE WARMUP DURATION DRAIN TIMEOUT THINK_MS; do isnum "${!v}" || die "${v,,} must be a number, got '${!v}'"; done
+for v in SUSTAIN_RATE SATURATE_RATE WARMUP DURATION DRAIN TIMEOUT THINK_MS CAP_START CAP_FACTOR CAP_MAX CAP_WARMUP CAP_DURATION MAX_LAG_MS; do
+  isnum "${!v}" || die "${v,,} must be a number, got '${!v}'"
+done
+awk -v f="$CAP_FACTOR" 'BEGIN { exit !(f > 1) }' || die "--cap-factor must be above 1"
+for p in $CAP_PCTS; do isnum "$p" || die "--cap-pcts: '$p' is not a number"; done
+if [ -n "$QUOTA" ]; then
+  isint "$QUOTA" && [ "$QUOTA" -ge 1 ] && [ "$QUOTA" -le 100 ] || die "--server-cpu-quota must be a whole percentage 1-100, got '$QUOTA'"
+  [ -d /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_period_us ] ||
+    die "--server-cpu-quota needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu (not found)"
+  [ -w /sys/fs/cgroup/cpu ] || die "--server-cpu-quota: /sys/fs/cgroup/cpu is not writable (run as root)"
+fi
 [ "$PAIRS" -ge 1 ] || die "--pairs must be >= 1"
 [ "$CONNECTIONS" -ge 1 ] || die "--connections must be >= 1"
 [ "$POOL" -ge 1 ] || die "--pool must be >= 1"
@@ -150,6 +195,11 @@ for c in "$SERVER_CPU" "$LOAD_CPU"; do
   taskset -c "$c" true 2>/dev/null || die "CPU $c is not available to this process (nproc=$NPROC); choose --server-cpu/--load-cpu"
 done
 [ "$SERVER_CPU" != "$LOAD_CPU" ] || say "warning: server and load share CPU $SERVER_CPU; the results will say so"
+
+guard_init run.sh "$ALLOW_BUSY"
+guard_check start "the first run"
+guard_lock
+trap 'guard_unlock' EXIT
 
 probe_dir=$(mktemp -d)
 mkfifo "$probe_dir/c" "$probe_dir/a"
@@ -202,20 +252,7 @@ fi
 got=$(sha256sum "$HDR_JAR" | cut -d' ' -f1)
 [ "$got" = "$HDR_SHA256" ] || die "checksum mismatch for $HDR_JAR: expected $HDR_SHA256, got $got (delete it to fetch again)"
 
-PY=${E2E_PYTHON:-}
-if [ -z "$PY" ]; then
-  if python3 -c 'import matplotlib' 2>/dev/null; then
-    PY=python3
-  else
-    venv=$CACHE/e2e-venv
-    if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-      say "installing $MATPLOTLIB_SPEC from PyPI into $venv (once)"
-      python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
-      "$venv/bin/pip" install -q "$MATPLOTLIB_SPEC" >&2 || die "pip could not install $MATPLOTLIB_SPEC"
-    fi
-    PY=$venv/bin/python
-  fi
-fi
+PY=python3
 
 # ---- compile ----
 CLS=$WORK/classes
@@ -229,18 +266,12 @@ rm -rf "${CLS:?}"/server/* "${CLS:?}"/backend/* "${CLS:?}"/loadgen/*
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RAW=$WORK/runs/$STAMP
 mkdir -p "$RAW"
+guard_log_to "$RAW/guard.log"
 say "raw results: $RAW"
 
 # ---- machine and configuration, for the report ----
 {
-  echo "cmd=$ORIG_CMD"
   echo "via_make=${MAKELEVEL:+yes}"
-  echo "started_utc=$(date -u '+%Y-%m-%d %H:%M:%S')"
-  echo "nproc=$NPROC"
-  echo "cpu_model=$(lscpu 2>/dev/null | awk -F: '/^Model name/ {gsub(/^[ \t]+/, "", $2); print $2; exit}')"
-  echo "kernel=$(uname -srm)"
-  echo "mem_total=$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-  echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo n/a)"
   echo "port_range=$port_lo-$port_hi"
   echo "tcp_tw_reuse=$(cat /proc/sys/net/ipv4/tcp_tw_reuse 2>/dev/null || echo n/a)"
@@ -257,7 +288,12 @@ say "raw results: $RAW"
   echo "server_opts=$SERVER_OPTS"; echo "load_opts=$LOAD_OPTS"; echo "backend_opts=$BACKEND_OPTS"
   echo "perf_events=$PERF_EVENTS"
   echo "quick=$QUICK"
+  echo "capacity=$CAPACITY"; echo "cap_pcts=$CAP_PCTS"; echo "max_lag_ms=$MAX_LAG_MS"
+  echo "cap_start=$CAP_START"; echo "cap_factor=$CAP_FACTOR"; echo "cap_max=$CAP_MAX"
+  echo "cap_warmup=$CAP_WARMUP"; echo "cap_duration=$CAP_DURATION"
+  echo "server_cpu_quota=$QUOTA"
 } > "$RAW/config.env"
+bench_meta_start "$RAW/meta.env" "$JDK/bin/java" bench/e2e/run.sh "${ORIG_ARGS[@]}"
 "$JDK/bin/java" -version > "$RAW/jdk-version.txt" 2>&1
 "$LOAD_JDK/bin/java" -version > "$RAW/load-jdk-version.txt" 2>&1
 
@@ -266,6 +302,7 @@ say "raw results: $RAW"
 # (kernel.sched_autogroup_enabled=1) each gets its own CPU share instead of all
 # three sharing one group. They are stopped by pid (cleanup below).
 PIDS=()
+CGROUP=""
 cleanup() {
   local p
   for p in "${PIDS[@]}"; do
@@ -275,6 +312,8 @@ cleanup() {
     wait "$p" 2>/dev/null || true
   done
   PIDS=()
+  [ -z "$CGROUP" ] || rmdir "$CGROUP" 2>/dev/null || true
+  guard_unlock
 }
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM
@@ -333,12 +372,27 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 CLK_TCK=$(getconf CLK_TCK)
 echo "clk_tck=$CLK_TCK" >> "$RAW/config.env"
 
+# cgroup v1 CPU quota for the server JVM (--server-cpu-quota)
+if [ -n "$QUOTA" ]; then
+  CGROUP=/sys/fs/cgroup/cpu/et-bench-e2e-$$
+  mkdir "$CGROUP" || die "cannot create $CGROUP (cgroup v1 cpu controller, root needed)"
+  echo 100000 > "$CGROUP/cpu.cfs_period_us" && echo $((QUOTA * 1000)) > "$CGROUP/cpu.cfs_quota_us" ||
+    die "cannot set the CPU quota in $CGROUP"
+  say "server CPU quota: $QUOTA% of one CPU ($CGROUP: cpu.cfs_quota_us $((QUOTA * 1000)) per 100000 us)"
+fi
+throttled() { [ -n "$CGROUP" ] && awk '/^nr_throttled/ {print $2}' "$CGROUP/cpu.stat" || echo 0; }
+RUN_NO=0
+# run_one VARIANT RATE PAIR [cap]: one run (cap: a capacity step, shorter)
 run_one() {
-  local variant=$1 rate=$2 pair=$3 et dir ps0 ps1 aport ppid_ bpid spid lpid bport sport c0 c1 t0 t1 lt0 lt1 bt0 bt1 perf_s
+  local variant=$1 rate=$2 pair=$3 phase=${4:-} et dir ps0 ps1 aport ppid_ bpid spid lpid bport sport c0 c1 t0 t1 lt0 lt1 bt0 bt1 perf_s
+  local warmup=$WARMUP duration=$DURATION thr0 thr1
+  [ "$phase" = cap ] && warmup=$CAP_WARMUP duration=$CAP_DURATION
   case $variant in oneshot) et=false ;; et) et=true ;; esac
-  dir=$RAW/$(printf 'r%s-p%02d-%s' "$rate" "$pair" "$variant")
+  dir=$RAW/$(printf '%sr%s-p%02d-%s' "${phase:+$phase-}" "$rate" "$pair" "$variant")
+  [ "$RUN_NO" = 0 ] || guard_check between "${phase:+capacity step }rate $rate, pair $pair, $variant"
+  RUN_NO=$((RUN_NO + 1))
   mkdir -p "$dir"
-  say "run: rate $rate req/s, pair $pair, $variant (-Djdk.pollerEdgeTriggered=$et)"
+  say "run: ${phase:+capacity step, }rate $rate req/s, pair $pair, $variant (-Djdk.pollerEdgeTriggered=$et)"
 
   # shellcheck disable=SC2086
   setsid taskset -c "$LOAD_CPU" "$LOAD_JDK/bin/java" $BACKEND_OPTS -cp "$CLS/backend" E2eBackend \
@@ -364,23 +418,28 @@ run_one() {
   spid=$(pgrep -P "$ppid_" -x java || true)
   [ -n "$spid" ] || die "cannot find the server JVM under perf (pid $ppid_)"
   PIDS+=("$spid")
+  if [ -n "$CGROUP" ]; then
+    echo "$spid" > "$CGROUP/cgroup.procs" || die "cannot move the server JVM (pid $spid) into $CGROUP"
+  fi
 
   # shellcheck disable=SC2086
   setsid taskset -c "$LOAD_CPU" "$LOAD_JDK/bin/java" $LOAD_OPTS -cp "$CLS/loadgen:$HDR_JAR" E2eLoad \
-    --port "$sport" --connections "$CONNECTIONS" --rate "$rate" --warmup-s "$WARMUP" --duration-s "$DURATION" \
+    --port "$sport" --connections "$CONNECTIONS" --rate "$rate" --warmup-s "$warmup" --duration-s "$duration" \
     --drain-s "$DRAIN" --timeout-s "$TIMEOUT" --hgrm "$dir/latency.hgrm" --label "$variant rate=$rate pair=$pair" \
     > "$dir/load.log" 2>&1 &
   lpid=$!; PIDS+=("$lpid")
-  wait_line "$dir/load.log" '^MEASURE_START' "$(awk -v w="$WARMUP" 'BEGIN { printf "%d", w + 120 }')" "$lpid" "load generator"
+  wait_line "$dir/load.log" '^MEASURE_START' "$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 120 }')" "$lpid" "load generator"
 
   # The perf window sits inside the load generator's measured window: from +0.5 s to +(duration-0.5) s.
   sleep 0.5
-  perf_s=$(awk -v d="$DURATION" 'BEGIN { printf "%.3f", d - 1 }')
+  perf_s=$(awk -v d="$duration" 'BEGIN { printf "%.3f", d - 1 }')
+  thr0=$(throttled)
   c0=$(server_count "$aport"); lt0=$(cpu_ticks "$lpid"); bt0=$(cpu_ticks "$bpid"); ps0=$(psi_cpu); t0=$(date +%s.%N)
   perf_ctl enable "$dir"
   sleep "$perf_s"
   perf_ctl disable "$dir"
   t1=$(date +%s.%N); ps1=$(psi_cpu); c1=$(server_count "$aport"); lt1=$(cpu_ticks "$lpid"); bt1=$(cpu_ticks "$bpid")
+  thr1=$(throttled)
 
   local rc=0
   wait "$lpid" || rc=$?
@@ -398,11 +457,34 @@ run_one() {
     echo "served_before=$c0"; echo "served_after=$c1"; echo "perf_t0=$t0"; echo "perf_t1=$t1"
     echo "load_ticks=$((lt1 - lt0))"; echo "backend_ticks=$((bt1 - bt0))"; echo "psi_cpu_us=$((ps1 - ps0))"
     echo "time_wait_after=$(ss -Htan state time-wait 2>/dev/null | wc -l)"
+    echo "load1_before=$GUARD_LOAD1"; echo "psi10_before=$GUARD_PSI10"; echo "busy_before=$GUARD_BUSY"
+    echo "throttled_periods=$((thr1 - thr0))"; echo "phase=${phase:-main}"
   } > "$dir/run.env"
   "$PY" "$HERE/report.py" summary "$dir" >&2 || die "could not parse the results in $dir"
-  basename "$dir" >> "$RAW/runs.list"
+  if [ "$phase" = cap ]; then basename "$dir" >> "$RAW/capacity.list"; else basename "$dir" >> "$RAW/runs.list"; fi
+  LAST_DIR=$dir
   sleep 1
 }
+
+# Capacity: the highest rate at which the first variant keeps generator send lag
+# p99 below --max-lag-ms, with no timeouts or errors and >= 98% achieved.
+if [ "$CAPACITY" = 1 ]; then
+  base=${VARIANTS%% *} rate=$CAP_START cap=""
+  say "capacity search with $base from $CAP_START req/s, x$CAP_FACTOR per step, up to $CAP_MAX"
+  while awk -v r="$rate" -v m="$CAP_MAX" 'BEGIN { exit !(r <= m) }'; do
+    run_one "$base" "$rate" 0 cap
+    verdict=$("$PY" "$HERE/report.py" capcheck "$LAST_DIR" "$MAX_LAG_MS") || die "could not read $LAST_DIR"
+    say "capacity step $rate req/s: $verdict"
+    [ "${verdict%% *}" = ok ] || break
+    cap=$rate
+    rate=$(awk -v r="$rate" -v f="$CAP_FACTOR" 'BEGIN { printf "%d", r * f + 0.5 }')
+  done
+  [ -n "$cap" ] || die "the server did not keep up even at --cap-start $CAP_START req/s ($verdict); lower --cap-start"
+  RATE_LIST=$(for p in $CAP_PCTS; do awk -v c="$cap" -v p="$p" 'BEGIN { printf "%d ", c * p / 100 + 0.5 }'; done)
+  RATE_KIND=capacity
+  { echo "capacity_rate=$cap"; echo "rates=$RATE_LIST"; echo "rate_kind=$RATE_KIND"; } >> "$RAW/config.env"
+  say "capacity: $cap req/s; running at $CAP_PCTS % of it: $RATE_LIST"
+fi
 
 n_runs=$(( $(wc -w <<<"$RATE_LIST") * PAIRS * $(wc -w <<<"$VARIANTS") ))
 say "$n_runs runs: rates [$RATE_LIST] x $PAIRS pairs x [$VARIANTS]; $CONNECTIONS connections, warmup $WARMUP s, measured $DURATION s"
@@ -413,8 +495,7 @@ for rate in $RATE_LIST; do
     done
   done
 done
-echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$RAW/config.env"
-echo "finished_utc=$(date -u '+%Y-%m-%d %H:%M:%S')" >> "$RAW/config.env"
+bench_meta_end "$RAW/meta.env"
 
 mkdir -p "$(dirname "$OUT")"
 "$PY" "$HERE/report.py" render "$RAW" "$OUT" || die "report generation failed"

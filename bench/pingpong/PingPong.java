@@ -68,10 +68,17 @@ public class PingPong {
         long total = (long) clients * roundTrips;
         System.out.printf("round trips: %d%nround trips/s: %.0f%n", total,
                 total / (nanos / (double) TimeUnit.SECONDS.toNanos(1)));
+        if (Boolean.getBoolean("PingPong.printPollers")) {
+            // what jcmd <pid> Thread.vthread_pollers prints: the poll loop counters
+            System.out.print(java.lang.management.ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                    "threadVthreadPollers", new Object[] { null },
+                    new String[] { String[].class.getName() }));
+        }
         System.exit(0);
     }
 
-    private static void echo(ServerSocketChannel listener, Selector selector) {
+    static void echo(ServerSocketChannel listener, Selector selector) {
         try {
             listener.configureBlocking(false);
             listener.register(selector, SelectionKey.OP_ACCEPT);

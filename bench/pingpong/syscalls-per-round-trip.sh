@@ -1,30 +1,216 @@
 #!/usr/bin/env bash
-# syscalls-per-round-trip.sh JDK [pairs=3] [clients=100] [roundTripsPerClient=10000] [extra JVM options...]
-# Runs PingPong with the feature off (ONESHOT) and on (ET), alternating, under
-# perf stat, and prints per round trip: epoll_ctl, epoll_wait, read, write, all
-# syscalls, context switches, task-clock ms; and round trips/s.
+# syscalls-per-round-trip.sh: syscalls, context switches and CPU per round trip
+# under perf stat, for JVM-option variants (ONESHOT, ET, ...) alternating
+# A B A B in pairs. Two cells:
+#  - ping-pong (default): PingPong.java, N virtual-thread clients doing 1-byte
+#    blocking round trips against a one-thread Selector echo server in the
+#    same JVM; whole process counted.
+#  - waiting client (--waiting-client, or waiting-client.sh): the JVM under
+#    test on one CPU, N virtual-thread clients against DelayPeer.java in its
+#    own process on the other CPU, which answers after a fixed delay; perf
+#    counts the client JVM over the measured window only.
+# Old usage still works: syscalls-per-round-trip.sh JDK [pairs] [clients]
+# [roundTripsPerClient] [extra JVM options...]. --help lists the options.
 set -euo pipefail
-jdk=${1:?usage: $0 JDK [pairs] [clients] [roundTripsPerClient] [JVM options...]}
-pairs=${2:-3} clients=${3:-100} rt=${4:-10000}
-shift $(( $# < 4 ? $# : 4 ))
-here=$(cd "$(dirname "$0")" && pwd)
-out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-"$jdk/bin/javac" -d "$out/classes" "$here/PingPong.java"
-command -v perf > /dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
-events=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_write,raw_syscalls:sys_enter
-printf '%-8s %4s %9s %10s %8s %8s %9s %8s %9s %12s\n' variant run epoll_ctl epoll_wait read write syscalls cs task-ms "round-trips/s"
-for i in $(seq 1 "$pairs"); do
-  for v in false true; do
-    perf stat -x, -o "$out/stat" -e "$events" "$jdk/bin/java" -Djdk.pollerEdgeTriggered=$v "$@" \
-      -cp "$out/classes" PingPong "$clients" "$rt" > "$out/run" 2>&1 || { cat "$out/run" >&2; exit 1; }
-    total=$(awk '/^round trips:/ {print $3}' "$out/run")
-    rate=$(awk '/^round trips\/s:/ {print $3}' "$out/run")
-    awk -F, -v n="$total" -v v="$([ $v = true ] && echo ET || echo ONESHOT)" -v i="$i" -v rate="$rate" '
-      /^#/ || NF < 3 { next }
-      { c[$3] = $1 }
-      END { printf "%-8s %4d %9.3f %10.3f %8.3f %8.3f %9.3f %8.3f %9.4f %12s\n", v, i,
-              c["syscalls:sys_enter_epoll_ctl"]/n, c["syscalls:sys_enter_epoll_wait"]/n,
-              c["syscalls:sys_enter_read"]/n, c["syscalls:sys_enter_write"]/n,
-              c["raw_syscalls:sys_enter"]/n, c["context-switches"]/n, c["task-clock"]/n, rate }' "$out/stat"
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+# shellcheck source=../lib/guard.sh
+. "$TOP/bench/lib/guard.sh"
+EVENTS=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_write,raw_syscalls:sys_enter
+ME=${ET_PINGPONG_NAME:-syscalls-per-round-trip.sh}
+die() { printf '%s\n' "$ME: error: $*" >&2; exit 1; }
+say() { printf '%s\n' "$ME: $*" >&2; }
+
+usage() {
+  cat <<'EOF'
+Usage: bench/pingpong/syscalls-per-round-trip.sh [options] JDK [pairs] [clients] [roundTripsPerClient] [JVM options...]
+       bench/pingpong/syscalls-per-round-trip.sh --jdk DIR [options]
+       bench/pingpong/waiting-client.sh --jdk DIR [options]    (= --waiting-client)
+
+Options (defaults in brackets):
+  --jdk DIR              JDK under test (or the first positional argument)
+  --variant NAME='OPTS'  a variant: its name and JVM options; repeatable. The first
+                         is the baseline of the ratios. [ONESHOT='-Djdk.pollerEdgeTriggered=false'
+                         ET='-Djdk.pollerEdgeTriggered=true']
+  --pairs N              runs of every variant, alternating A B A B [5]
+  --clients N            virtual-thread clients [100]
+  --round-trips N        ping-pong: round trips per client [10000]
+  --jvm-args "OPTS"      JVM options for every variant (also: positional after the counts)
+  --out FILE.md          also write a Markdown page and FILE.csv beside it
+  --allow-busy           run even if the load guard finds the machine busy; every
+                         table is then stamped "measured on a busy machine"
+  --waiting-client       the waiting-client cell instead of ping-pong:
+    --delay-us US        the peer's reply delay [50]
+    --size N             request bytes (reply: 1 byte) [1]
+    --warmup S           seconds before counting [3]
+    --duration S         counted seconds [10]
+    --peer-jdk DIR       JDK for DelayPeer [/usr/lib/jvm/temurin-25-jdk-amd64]
+    --client-cpu C       CPU of the JVM under test [0]
+    --peer-cpu C         CPU of the peer [1]
+  -h, --help             this text
+
+Raw runs (perf CSV, program output) go to build/bench/pingpong/<UTC timestamp>/.
+The load guard (bench/README.md) runs before the first run and between runs.
+EOF
+}
+
+jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0
+delay_us=50 size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
+vnames=() vopts=()
+orig_args=("$@")
+# waiting-client.sh adds --waiting-client: record the command as typed
+[[ $ME == waiting-client.sh && ${1:-} == --waiting-client ]] && orig_args=("${@:2}")
+need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --variant)
+      need "$@"
+      [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*= ]] || die "--variant needs NAME='JVM options' (a name of letters, digits, _ or -), got '$2'"
+      vnames+=("${2%%=*}"); vopts+=("${2#*=}"); shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --clients) need "$@"; clients=$2; shift 2 ;;
+    --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --jvm-args) need "$@"; read -r -a extra <<<"$2"; jvm_args+=("${extra[@]}"); shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --allow-busy) allow_busy=1; shift ;;
+    --waiting-client) waiting=1; shift ;;
+    --delay-us) need "$@"; delay_us=$2; shift 2 ;;
+    --size) need "$@"; size=$2; shift 2 ;;
+    --warmup) need "$@"; warmup=$2; shift 2 ;;
+    --duration) need "$@"; duration=$2; shift 2 ;;
+    --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
+    --client-cpu) need "$@"; client_cpu=$2; shift 2 ;;
+    --peer-cpu) need "$@"; peer_cpu=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    --*) die "unknown option '$1' (see --help)" ;;
+    *) break ;;
+  esac
+done
+# the old positional usage: JDK [pairs] [clients] [roundTripsPerClient] [JVM options...]
+if [[ $# -gt 0 && -z $jdk && $1 != -* ]]; then jdk=$1; shift; fi
+for v in pairs clients rt; do
+  if [[ $# -gt 0 && $1 != -* ]]; then printf -v "$v" '%s' "$1"; shift; else break; fi
+done
+jvm_args+=("$@")
+
+[[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR or the first argument)"; }
+isint() { [[ $1 =~ ^[0-9]+$ ]]; }
+isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
+for v in pairs clients rt delay_us size client_cpu peer_cpu; do
+  isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
+done
+for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
+(( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 )) || die "--pairs, --clients, --round-trips and --size must be at least 1"
+(( pairs >= 5 )) || say "warning: --pairs $pairs is below the 5 pairs the method asks for (../shared/perf/method.md)"
+if (( ${#vnames[@]} == 0 )); then
+  vnames=(ONESHOT ET); vopts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
+fi
+declare -A seen=()
+for n in "${vnames[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given twice"; seen[$n]=1; done
+if [[ -n $out ]]; then
+  [[ $out == *.md ]] || die "--out must name a .md file, got '$out'"
+  case $out in /*) ;; *) out=$PWD/$out ;; esac
+fi
+
+# cheap preflight, then the guard, then anything that writes
+[[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
+jdk=$(cd "$jdk" && pwd)
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+command -v python3 >/dev/null || die "python3 is missing (needed for the summary)"
+if (( waiting )); then
+  [[ -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
+  command -v taskset >/dev/null || die "taskset not found (Debian package util-linux)"
+  [[ $client_cpu != "$peer_cpu" ]] || die "--client-cpu and --peer-cpu must differ"
+  for c in "$client_cpu" "$peer_cpu"; do
+    taskset -c "$c" true 2>/dev/null || die "CPU $c is not available (nproc=$(nproc)); choose --client-cpu/--peer-cpu"
+  done
+fi
+
+guard_init "$ME" "$allow_busy"
+guard_check start "the first run"
+guard_lock
+trap 'guard_unlock' EXIT
+
+cell=pingpong; (( waiting )) && cell=waiting-client
+raw=$TOP/build/bench/pingpong/$(date -u +%Y%m%dT%H%M%SZ)-$cell
+mkdir -p "$raw/classes" "$raw/runs"
+guard_log_to "$raw/guard.log"
+say "raw runs: $raw"
+perf stat -x, -o "$raw/perf-check.csv" -e "$EVENTS" -- true 2>"$raw/perf-check.err" \
+  || { cat "$raw/perf-check.err" >&2; die "perf stat cannot count $EVENTS: run as root or lower /proc/sys/kernel/perf_event_paranoid"; }
+if (( waiting )); then
+  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/WaitingClient.java" || die "javac WaitingClient.java failed"
+else
+  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/PingPong.java" || die "javac PingPong.java failed"
+fi
+
+bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_args[@]}"
+{
+  echo "cell=$cell"; echo "jdk=$jdk"; echo "pairs=$pairs"; echo "clients=$clients"
+  echo "jvm_args=${jvm_args[*]:-}"; echo "events=$EVENTS"
+  if (( waiting )); then
+    echo "delay_us=$delay_us"; echo "size=$size"; echo "warmup=$warmup"; echo "duration=$duration"
+    echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
+    echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
+  else
+    echo "round_trips=$rt"
+  fi
+} >"$raw/config.env"
+printf 'name\topts\n' >"$raw/variants.tsv"
+for i in "${!vnames[@]}"; do printf '%s\t%s\n' "${vnames[$i]}" "${vopts[$i]}" >>"$raw/variants.tsv"; done
+printf 'pair\tvariant\tdir\tload1_before\tpsi10_before\tbusy_before\tload1_after\tpsi_run_pct\n' >"$raw/runs.tsv"
+
+peer_pid=""
+stop_peer() { [[ -n $peer_pid ]] && { kill "$peer_pid" 2>/dev/null || true; wait "$peer_pid" 2>/dev/null || true; }; peer_pid=""; }
+trap 'stop_peer; guard_unlock' EXIT
+
+# run_one PAIR INDEX: one JVM of one variant
+run_one() {
+  local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 port rc=0
+  local -a opts
+  read -r -a opts <<<"${vopts[$i]}"
+  dir=$raw/runs/$(printf 'p%02d-%s' "$pair" "$name")
+  mkdir -p "$dir"
+  psi0=$(guard_psi_total); t0=$(date +%s.%N)
+  if (( waiting )); then
+    taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
+      --delay-us "$delay_us" --size "$size" >"$dir/peer.log" 2>&1 &
+    peer_pid=$!
+    for _ in $(seq 300); do grep -q '^READY ' "$dir/peer.log" && break
+      kill -0 "$peer_pid" 2>/dev/null || { cat "$dir/peer.log" >&2; die "the peer exited (log: $dir/peer.log)"; }
+      sleep 0.1; done
+    port=$(awk '/^READY/ {print $2; exit}' "$dir/peer.log")
+    [[ -n $port ]] || die "the peer did not start within 30 s (log: $dir/peer.log)"
+    mkfifo "$dir/perf-ctl" "$dir/perf-ack"
+    taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
+      --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
+      "$jdk/bin/java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$port" \
+      --clients "$clients" --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
+      --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
+    stop_peer
+    rm -f "$dir/perf-ctl" "$dir/perf-ack"
+  else
+    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$jdk/bin/java" "${opts[@]}" "${jvm_args[@]}" \
+      -cp "$raw/classes" PingPong "$clients" "$rt" >"$dir/out.log" 2>&1 || rc=$?
+  fi
+  t1=$(date +%s.%N); psi1=$(guard_psi_total)
+  (( rc == 0 )) || { tail -20 "$dir/out.log" >&2; die "$name, pair $pair failed (exit $rc; log: $dir/out.log)"; }
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$name" "runs/${dir##*/}" "$GUARD_LOAD1" "$GUARD_PSI10" "$GUARD_BUSY" \
+    "$(guard_load1)" "$(awk -v a="${psi0:-}" -v b="${psi1:-}" -v t0="$t0" -v t1="$t1" \
+        'BEGIN { if (a == "" || b == "") print "n/a"; else printf "%.1f", (b - a) / 1e4 / (t1 - t0) }')" >>"$raw/runs.tsv"
+  python3 "$HERE/report.py" line "$raw" "$dir" || die "could not read the results in $dir"
+}
+
+first=1
+for pair in $(seq 1 "$pairs"); do
+  for i in "${!vnames[@]}"; do
+    if (( first )); then first=0; else guard_check between "${vnames[$i]}, pair $pair"; fi
+    run_one "$pair" "$i"
   done
 done
+bench_meta_end "$raw/meta.env"
+python3 "$HERE/report.py" summary "$raw" ${out:+"$out"} || die "the summary could not be written (raw runs kept in $raw)"
+[[ -z $out ]] || say "wrote $out and ${out%.md}.csv (raw runs: $raw)"

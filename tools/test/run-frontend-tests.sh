@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the front end: each patch-check failure mode, and configure's
-# errors, provoked on a scratch copy of the repo. Run by 'make check'.
+# errors, provoked on a scratch copy of the repo, and the benchmarks' load
+# guard. Run by 'make check'.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scratch_root=$(mktemp -d)
@@ -174,6 +175,176 @@ sed -i 's/^ line one$/ line 1/' "$d/patches/demo-patch-line-2.patch"
 mkdir -p "$d/make/conf"; echo "shadow" > "$d/make/conf/version-numbers.conf"
 expect_failure "make-tree: a new file that shadows upstream" "shadows an upstream file" mt
 rm -f "$d/make/conf/version-numbers.conf"
+
+# --- test harnesses (harness/): option checks and --dry-run commands, on a fake
+# JDK, jtreg and tree (nothing runs) --------------------------------------------
+h=$scratch_root/harness; mkdir -p "$h/jdk/bin" "$h/jtreg/bin"
+printf '#!/bin/sh\necho "openjdk version \\"27-ea\\" (fake)" >&2\n' > "$h/jdk/bin/java"
+printf '#!/bin/sh\nexit 0\n' > "$h/jtreg/bin/jtreg"; chmod +x "$h/jdk/bin/java" "$h/jtreg/bin/jtreg"
+t=$h/tree/test; mkdir -p "$t/jdk/java/net/httpclient/lib" "$t/jtreg_test_thread_factory/src/share/classes"
+touch "$t/jdk/TEST.ROOT" "$t/jdk/ProblemList.txt" "$t/jdk/ProblemList-Virtual.txt" "$t/jtreg_test_thread_factory/src/share/classes/Virtual.java"
+for f in net/Socket/Basic.java net/vthread/V.java net/httpclient/Plain.java net/httpclient/http2/H2.java \
+         net/httpclient/http3/H3.java nio/channels/vthread/V.java nio/channels/SocketChannel/S.java \
+         nio/channels/DatagramChannel/D.java; do
+  mkdir -p "$(dirname "$t/jdk/java/$f")"
+  printf '/*\n * @test\n * @run main X\n */\nclass X {}\n' > "$t/jdk/java/$f"
+done
+echo "class Lib {}" > "$t/jdk/java/net/httpclient/lib/Lib.java"
+conf() { "$top/harness/conformance.sh" --jdk "$h/jdk" --jtreg "$h/jtreg" --src "$h/tree" --work "$h/work" \
+           --problem-list "$h/pl.txt" --problem-list-virtual "$h/pl-virtual.txt" "$@"; }
+# expect_output NAME PATTERN COMMAND...: COMMAND must succeed and print PATTERN.
+expect_output() {
+  local name=$1 pattern=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ $rc -eq 0 ] && grep -Eq -- "$pattern" <<< "$out"; then
+    echo "PASS: $name"; passed=$((passed + 1))
+  else
+    echo "FAIL: $name (exit $rc, expected output matching /$pattern/), got:"
+    sed 's/^/    /' <<< "$out"
+    failed=$((failed + 1))
+  fi
+}
+expect_failure "conformance: unknown option" "unknown option '--frobnicate'" conf --frobnicate
+expect_failure "conformance: unknown config" "unknown config 'et-mode9'" conf --dry-run --configs "off et-mode9"
+expect_failure "conformance: unknown factory" "unknown factory 'carrier'" conf --dry-run --factories carrier
+expect_failure "conformance: missing group" "group 'test/jdk/java/net/Nope' not found" conf --dry-run --groups test/jdk/java/net/Nope
+expect_failure "conformance: --configs selecting nothing of the plan" "select nothing of the plan" conf --dry-run --quick --configs et-mode3
+expect_output "conformance: 'off' sets jdk.pollerEdgeTriggered=false explicitly" \
+  "-vmoption:-Djdk.pollerEdgeTriggered=false .*java/net/Socket$" conf --dry-run --groups test/jdk/java/net/Socket --configs off
+expect_output "conformance: et-mode1 sets the feature and the mode" \
+  "-vmoption:-Djdk.pollerEdgeTriggered=true -vmoption:-Djdk.pollerMode=1 .*java/net/Socket$" \
+  conf --dry-run --groups test/jdk/java/net/Socket --configs et-mode1
+expect_output "conformance: the virtual factory and its problem lists" \
+  "-testThreadFactory:Virtual -testThreadFactoryPath:[^ ]*jtregTestThreadFactory.jar -exclude:[^ ]*ProblemList-Virtual.txt -exclude:[^ ]*pl-virtual.txt .*java/net/Socket$" \
+  conf --dry-run --groups test/jdk/java/net/Socket --configs off --factories virtual
+out=$(conf --dry-run --groups 'test/jdk/java/net/httpclient!http2,http3' --configs off 2>&1)
+if grep -q ' test/jdk/java/net/httpclient/Plain.java$' <<< "$out" && ! grep -q ' test/jdk/java/net/httpclient/http[23]' <<< "$out" &&
+   ! grep -q ' test/jdk/java/net/httpclient/lib' <<< "$out"; then
+  echo "PASS: conformance: a group without its subdirectories"; passed=$((passed + 1))
+else
+  echo "FAIL: conformance: a group without its subdirectories, got:"; sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
+fi
+expect_output "conformance: the quick plan runs ET modes 2 and 1" \
+  "virtual +test/jdk/java/net/Socket .*et-mode2 et-mode1$" conf --dry-run --quick
+printf '# why\ntest/jdk/java/net/Socket/Basic.java 0000000 generic-all\n' > "$h/pl.txt"
+expect_failure "conformance: problem-list path not relative to test/jdk" "must be relative to test/jdk" conf --dry-run --groups test/jdk/java/net/Socket
+printf 'java/net/Socket/Basic.java 8000001 generic-all\n' > "$h/pl.txt"
+expect_failure "conformance: problem-list entry without a reason" "no comment above the entry" conf --dry-run --groups test/jdk/java/net/Socket
+printf '# why\njava/net/Socket/Basic.java JDK-8000001 generic-all\n' > "$h/pl.txt"
+expect_failure "conformance: problem-list bug id not numeric" "bug id 'JDK-8000001' is not numeric" conf --dry-run --groups test/jdk/java/net/Socket
+printf '# why\njava/net/Socket/Gone.java 8000001 generic-all\n' > "$h/pl.txt"
+expect_failure "conformance: problem-list entry for a missing test" "no test java/net/Socket/Gone.java" conf --dry-run --groups test/jdk/java/net/Socket
+printf '# why\njava/net/Socket/Basic.java 8000001 generic-all\n' > "$h/pl.txt"
+expect_success "conformance: a well-formed problem-list entry" conf --dry-run --groups test/jdk/java/net/Socket
+expect_failure "torture: --jdk is required" "--jdk IMAGE is required" "$top/harness/torture.sh" --jtreg "$h/jtreg"
+
+# --- benchmark load guard (bench/lib/guard.sh) --------------------------------
+# Every entry point refuses a busy machine by default; --allow-busy goes on and
+# stamps the page. The guard reads a fake load average and process sample here.
+T25=/usr/lib/jvm/temurin-25-jdk-amd64
+bench_scratch() { local d; d=$(mktemp -d "$scratch_root/bench.XXXX"); cp -a "$top/bench" "$d/"; echo "$d"; }
+fake=$scratch_root/fake-load; mkdir -p "$fake"
+echo "3.00 2.00 1.00 2/100 4242" > "$fake/loadavg-busy"
+echo "85 4242 yes" > "$fake/procs-busy"
+echo "0.00 0.01 0.05 1/100 4242" > "$fake/loadavg-quiet"
+echo "0.30 0.01 0.05 1/100 4242" > "$fake/loadavg-low"
+: > "$fake/procs-quiet"
+busy_env=(env ET_BENCH_LOADAVG_FILE="$fake/loadavg-busy" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-busy" ET_BENCH_LOCK="$fake/lock")
+quiet_env=(env ET_BENCH_LOADAVG_FILE="$fake/loadavg-quiet" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-quiet" ET_BENCH_LOCK="$fake/lock")
+busy_msg="the machine is busy: 1-minute load average 3.00 > 0.5; other processes using > 10% of a core: yes \(pid 4242\) 85%"
+
+# the live sampler sees a spinning process (started and stopped here, by pid)
+yes > /dev/null & spin=$!
+sampled=$(bash -c '. "$1/bench/lib/guard.sh"; guard_sample' _ "$top" 2>&1)
+kill "$spin"; wait "$spin" 2>/dev/null
+if grep -Eq "^[0-9]+ $spin yes$" <<< "$sampled"; then echo "PASS: guard: the CPU sample names a spinning process"; passed=$((passed + 1))
+else echo "FAIL: guard: the CPU sample does not name 'yes' (pid $spin), got:"; sed 's/^/    /' <<< "$sampled"; failed=$((failed + 1)); fi
+
+if [ -x "$T25/bin/javac" ]; then
+  d=$(bench_scratch); jar=$d/fake-benchmarks.jar; : > "$jar"
+  expect_failure "bench-poller (bench/micro/run.sh) refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/micro/run.sh" --jdk "$T25" --jar "$jar" --out "$d/page.md"
+  expect_failure "bench-poller --allow-busy goes on past the guard" "going on because of --allow-busy" \
+    "${busy_env[@]}" "$d/bench/micro/run.sh" --jdk "$T25" --jar "$jar" --out "$d/page.md" --allow-busy --no-profile
+  expect_failure "pingpong refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" "$T25" 1 2 10
+  expect_failure "waiting client refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --jdk "$T25"
+  expect_failure "bench-e2e (bench/e2e/run.sh) refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md"
+  # past the guard, a --connections no machine here allows stops it before any JVM
+  expect_failure "bench-e2e --allow-busy goes on past the guard" "going on because of --allow-busy" \
+    "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --allow-busy --connections 10000000
+  sleep 60 & holder=$!; echo "$holder other-benchmark" > "$fake/lock"
+  expect_failure "pingpong refuses while another benchmark holds the lock" "another benchmark \(pid $holder\) holds" \
+    "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" "$T25" 1 2 10
+  kill "$holder"; wait "$holder" 2>/dev/null; rm -f "$fake/lock"
+  [ ! -e "$d/build/bench/pingpong" ] && [ ! -e "$d/page.md" ] && [ ! -e "$d/e2e.md" ] && [ ! -e "$fake/lock" ] &&
+    { echo "PASS: a refused benchmark wrote nothing"; passed=$((passed + 1)); } ||
+    { echo "FAIL: a refused benchmark left files behind"; failed=$((failed + 1)); }
+
+  if perf stat -x, -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null; then
+    d=$(bench_scratch)
+    expect_success "pingpong --allow-busy runs on a busy machine" \
+      "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --allow-busy --out "$d/pp.md" "$T25" 1 2 20
+    grep -q "measured on a busy machine" "$d/pp.md" 2>/dev/null && grep -q "^1,ONESHOT,.*,1$" "$d/pp.csv" 2>/dev/null &&
+      { echo "PASS: pingpong --allow-busy stamps the page and the CSV"; passed=$((passed + 1)); } ||
+      { echo "FAIL: pingpong --allow-busy: no stamp in $d/pp.md or $d/pp.csv"; failed=$((failed + 1)); }
+    expect_success "waiting client --allow-busy runs (2 variants, 1 pair)" \
+      "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --allow-busy --jdk "$T25" --pairs 1 --clients 4 \
+      --warmup 0.5 --duration 1 --out "$d/wc.md"
+    grep -q "measured on a busy machine" "$d/wc.md" 2>/dev/null && grep -q "ET ÷ ONESHOT" "$d/wc.md" &&
+      { echo "PASS: waiting client page: stamp and ratio row"; passed=$((passed + 1)); } ||
+      { echo "FAIL: waiting client page $d/wc.md lacks the stamp or the ratio row"; failed=$((failed + 1)); }
+    expect_success "pingpong runs on a quiet machine, three variants" \
+      "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 \
+      --round-trips 20 --variant A=-Da=1 --variant B=-Db=1 --variant C=-Dc=1 --out "$d/quiet.md"
+    ! grep -q "busy machine" "$d/quiet.md" && grep -q "C ÷ A" "$d/quiet.md" && [ ! -e "$fake/lock" ] &&
+      { echo "PASS: quiet page: no stamp, a ratio row per variant, lock released"; passed=$((passed + 1)); } ||
+      { echo "FAIL: quiet page $d/quiet.md (stamp, ratio rows or lock $fake/lock)"; failed=$((failed + 1)); }
+    rm -f "$d/quiet.md"
+    expect_failure "pingpong aborts when the machine becomes busy between runs" "stayed busy for 0s before ET, pair 1" \
+      env ET_BENCH_LOADAVG_FILE="$fake/loadavg-low" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-quiet" \
+      ET_BENCH_LOCK="$fake/lock" ET_BENCH_MAX_LOAD_BETWEEN=0.2 ET_BENCH_WAIT_S=0 \
+      "$d/bench/pingpong/syscalls-per-round-trip.sh" --out "$d/quiet.md" "$T25" 1 2 20
+    [ ! -e "$d/quiet.md" ] && { echo "PASS: an aborted run wrote no page"; passed=$((passed + 1)); } ||
+      { echo "FAIL: an aborted run wrote $d/quiet.md"; failed=$((failed + 1)); }
+    # bench-poller end to end with a stand-in for the JMH jar: a fake java that
+    # writes JMH-shaped JSON (and a collapsed profile), so no number is real
+    fj=$scratch_root/fakejmh; mkdir -p "$fj/bin"; : > "$fj/benchmarks.jar"; : > "$fj/libasyncProfiler.so"
+    cat > "$fj/bin/java" <<'FAKE'
+#!/usr/bin/env bash
+[ "$1" = -version ] && { echo 'openjdk version "fake"'; echo 'fake runtime'; exit 0; }
+for a; do [ "$a" = -l ] && { echo org.openjdk.bench.java.net.SocketReadPollerBench.roundTrip; exit 0; }; done
+while [ $# -gt 0 ]; do
+  case $1 in -rff) rff=$2 ;; -prof) prof=$2 ;; -p) case $2 in readSize=*) sizes=${2#*=} ;; transport=*) tr=${2#*=} ;; esac ;; esac
+  shift
+done
+sec='"gc.alloc.rate.norm":{"score":100}'
+for e in task-clock context-switches syscalls:sys_enter_epoll_ctl syscalls:sys_enter_epoll_wait \
+         syscalls:sys_enter_read syscalls:sys_enter_write raw_syscalls:sys_enter; do sec="$sec,\"$e\":{\"score\":1}"; done
+mkdir -p "$(dirname "$rff")"; sep=""
+{ echo "["; for s in ${sizes//,/ }; do
+    echo "$sep{\"params\":{\"readSize\":\"$s\",\"transport\":\"$tr\"},\"primaryMetric\":{\"score\":1000,\"scoreError\":10},\"secondaryMetrics\":{$sec}}"; sep=","
+  done; echo "]"; } > "$rff"
+case $prof in async:*) d=${prof##*dir=}; mkdir -p "$d/x"; echo "a;sun/nio/ch/EPoll.ctl 3" > "$d/x/collapsed-cpu.csv" ;; esac
+exit 0
+FAKE
+    chmod +x "$fj/bin/java"
+    expect_success "bench-poller runs end to end (fake JMH, three variants)" \
+      "${quiet_env[@]}" "$d/bench/micro/run.sh" --jdk "$fj" --jar "$fj/benchmarks.jar" --async-profiler "$fj/libasyncProfiler.so" \
+      --pairs 1 --modes 2 --parallelism 1,2 --sizes 1,64 --variant A=-Da --variant B=-Db --variant C=-Dc --out "$d/micro.md"
+    grep -q "| 64 | C ÷ A | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" "$d/micro.md" 2>/dev/null &&
+      [ -f "$d/micro.csv" ] && [ -f "$d/micro/ops-vs-parallelism-socket-mode2.svg" ] && [ -f "$d/micro/profiles/C-m2-p1.collapsed.gz" ] &&
+      { echo "PASS: bench-poller page: ratio rows, CSV, plots, one profile per variant"; passed=$((passed + 1)); } ||
+      { echo "FAIL: bench-poller page $d/micro.md or its CSV, plots and profiles"; failed=$((failed + 1)); }
+  else
+    echo "SKIP: benchmark runs (perf cannot count raw_syscalls:sys_enter here)"
+  fi
+else
+  echo "SKIP: benchmark guard tests ($T25 not installed)"
+fi
 
 echo "front-end tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

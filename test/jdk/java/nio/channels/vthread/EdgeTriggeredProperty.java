@@ -19,15 +19,17 @@
 
 /*
  * @test
- * @summary Test the values of -Djdk.pollerEdgeTriggered: true and false are
- *     accepted in every poller mode, which read pollers use edge-triggered
- *     registrations, and any other value is an error naming the property
+ * @summary Test how jdk.pollerEdgeTriggered, jdk.pollerMode and jdk.pollerLinger
+ *     choose the read pollers: every combination of the first two, checked through
+ *     the pollers themselves and the first line of jcmd Thread.vthread_pollers;
+ *     a bad value is an error naming the property
  * @requires os.family == "linux"
  * @library /test/lib
  * @modules java.base/sun.nio.ch:+open
- * @run junit/timeout=300 EdgeTriggeredProperty
+ * @run junit/timeout=600 EdgeTriggeredProperty
  */
 
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,18 +39,24 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+import javax.management.ObjectName;
 
 import jdk.test.lib.process.OutputAnalyzer;
 import jdk.test.lib.process.ProcessTools;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.*;
 
 class EdgeTriggeredProperty {
 
     /**
-     * Child: do one blocking read in a virtual thread, then print which read
-     * pollers are edge-triggered, e.g. "edge-triggered read pollers: 1 of 1".
+     * Child: do one blocking read in a virtual thread, then print which read pollers
+     * are edge-triggered ("edge-triggered read pollers: 1 of 2"), whether read
+     * sub-pollers linger, and the first line of jcmd Thread.vthread_pollers.
      */
     public static void main(String[] args) throws Exception {
         var loopback = InetAddress.getLoopbackAddress();
@@ -73,51 +81,113 @@ class EdgeTriggeredProperty {
         if (master != null && registrations.get(master) != null) {
             throw new RuntimeException("master poller is edge-triggered");
         }
+        @SuppressWarnings("unchecked")
+        var writePollers = (List<Object>) pollerClass.getMethod("writePollers").invoke(null);
+        for (Object poller : writePollers) {
+            if (registrations.get(poller) != null)
+                throw new RuntimeException("write poller is edge-triggered");
+        }
+        Field linger = pollerClass.getDeclaredField("LINGER");
+        linger.setAccessible(true);
         System.out.println("edge-triggered read pollers: " + edgeTriggered + " of " + readPollers.size());
+        System.out.println("lingering read sub-pollers: " + linger.getBoolean(null));
+        String jcmd = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                "threadVthreadPollers", new Object[] { null },
+                new String[] { String[].class.getName() });
+        System.out.println("jcmd: " + jcmd.lines().findFirst().orElse(""));
     }
 
-    private static OutputAnalyzer run(String... options) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(options));
+    private static OutputAnalyzer run(List<String> options) throws Exception {
+        List<String> cmd = new ArrayList<>(options);
         cmd.addAll(List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-cp", System.getProperty("test.class.path"), "EdgeTriggeredProperty"));
-        return ProcessTools.executeTestJava(cmd);
+        OutputAnalyzer out = ProcessTools.executeTestJava(cmd);
+        System.out.println(options + " -> " + out.getStdout().lines()
+                .filter(l -> l.contains(": ")).toList());
+        return out;
+    }
+
+    private static List<String> options(String mode, String edgeTriggered, String linger) {
+        List<String> options = new ArrayList<>();
+        if (mode != null) options.add("-Djdk.pollerMode=" + mode);
+        if (edgeTriggered != null) options.add("-Djdk.pollerEdgeTriggered=" + edgeTriggered);
+        if (linger != null) options.add("-Djdk.pollerLinger=" + linger);
+        return options;
+    }
+
+    /**
+     * Every combination of jdk.pollerMode (unset, 1, 2, 3) and jdk.pollerEdgeTriggered
+     * (unset, true, false), with the expected read pollers and jcmd reason.
+     */
+    static Stream<Arguments> combinations() {
+        List<Arguments> list = new ArrayList<>();
+        for (String mode : new String[] { null, "1", "2", "3" }) {
+            for (String et : new String[] { null, "true", "false" }) {
+                boolean expected;
+                String reason;
+                if ("3".equals(mode)) {
+                    expected = false;
+                    reason = "one-shot, jdk.pollerMode=3";
+                } else if (et != null) {
+                    expected = Boolean.parseBoolean(et);
+                    reason = "jdk.pollerEdgeTriggered=" + et;
+                } else if (mode != null) {
+                    expected = true;
+                    reason = "edge-triggered, jdk.pollerMode=" + mode + " set explicitly";
+                } else {
+                    expected = false;
+                    reason = "one-shot, jdk.pollerEdgeTriggered and jdk.pollerMode not set";
+                }
+                list.add(Arguments.of(mode, et, expected, reason));
+            }
+        }
+        return list.stream();
     }
 
     @ParameterizedTest
-    @CsvSource({
-        // property, pollerMode, edge-triggered?
-        "true,  1, true",
-        "true,  2, true",
-        "true,  3, false",
-        "false, 1, false",
-        "false, 2, false",
-        "false, 3, false",
-    })
-    void testAcceptedValues(String value, int mode, boolean expectEdgeTriggered) throws Exception {
-        OutputAnalyzer out = run("-Djdk.pollerEdgeTriggered=" + value, "-Djdk.pollerMode=" + mode);
+    @MethodSource("combinations")
+    void testCombination(String mode, String et, boolean expected, String reason) throws Exception {
+        OutputAnalyzer out = run(options(mode, et, null));
         out.shouldHaveExitValue(0);
-        String line = out.firstMatch("edge-triggered read pollers: (\\d+) of (\\d+)", 0);
         long n = Long.parseLong(out.firstMatch("edge-triggered read pollers: (\\d+) of", 1));
-        long total = Long.parseLong(out.firstMatch("of (\\d+)", 1));
-        if (expectEdgeTriggered ? (n != total || n == 0) : n != 0) {
-            throw new RuntimeException("jdk.pollerEdgeTriggered=" + value + ", pollerMode=" + mode
-                    + ": unexpected " + line);
-        }
+        long total = Long.parseLong(out.firstMatch("edge-triggered read pollers: \\d+ of (\\d+)", 1));
+        String what = "jdk.pollerMode=" + mode + " jdk.pollerEdgeTriggered=" + et;
+        assertTrue(total > 0, what + ": no read pollers");
+        assertEquals(expected ? total : 0, n, what + ": edge-triggered read pollers");
+        // read sub-pollers linger by default when edge-triggered
+        out.shouldContain("lingering read sub-pollers: " + expected);
+        out.shouldMatch("jcmd: Read pollers: .*" + reason.replace(".", "\\."));
     }
 
-    @org.junit.jupiter.api.Test
-    void testDefaultIsOff() throws Exception {
-        OutputAnalyzer out = run();
-        out.shouldHaveExitValue(0);
-        out.shouldContain("edge-triggered read pollers: 0 of");
+    @ParameterizedTest
+    @ValueSource(strings = { "true", "false" })
+    void testLingerSwitch(String linger) throws Exception {
+        // the precise switch wins both ways, with edge-triggered reads on and off
+        for (String et : new String[] { "true", "false" }) {
+            OutputAnalyzer out = run(options("2", et, linger));
+            out.shouldHaveExitValue(0);
+            out.shouldContain("lingering read sub-pollers: " + linger);
+            out.shouldContain("read sub-pollers " + (linger.equals("true") ? "linger" : "do not linger")
+                    + ", jdk.pollerLinger=" + linger);
+        }
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "yes", "TRUE", "1", "" })
     void testBadValue(String value) throws Exception {
-        OutputAnalyzer out = run("-Djdk.pollerEdgeTriggered=" + value);
+        for (String mode : new String[] { null, "1", "2", "3" }) {
+            OutputAnalyzer out = run(options(mode, value, null));
+            out.shouldNotHaveExitValue(0);
+            out.shouldContain("jdk.pollerEdgeTriggered is set to '" + value
+                    + "', the accepted values are 'true' and 'false'");
+        }
+    }
+
+    @Test
+    void testBadLingerValue() throws Exception {
+        OutputAnalyzer out = run(options(null, null, "on"));
         out.shouldNotHaveExitValue(0);
-        out.shouldContain("jdk.pollerEdgeTriggered is set to '" + value
-                + "', the accepted values are 'true' and 'false'");
+        out.shouldContain("jdk.pollerLinger is set to 'on', the accepted values are 'true' and 'false'");
     }
 }

@@ -392,11 +392,25 @@ final class TortureSupport {
             }
         }
 
-        @SuppressWarnings("unchecked")
+        /** A copy of the edge-triggered registrations, fd -> state; null if one-shot. */
         static Map<Integer, Object> registrations(Poller p) {
             try {
-                return (Map<Integer, Object>) REGISTRATIONS.get(p);
-            } catch (IllegalAccessException e) {
+                Object registrations = REGISTRATIONS.get(p);
+                if (registrations == null)
+                    return null;
+                Field f = registrations.getClass().getDeclaredField("chunks");
+                f.setAccessible(true);
+                Object[][] chunks = (Object[][]) f.get(registrations);
+                Map<Integer, Object> map = new TreeMap<>();
+                for (int c = 0; c < chunks.length; c++) {
+                    Object[] chunk = chunks[c];
+                    for (int i = 0; chunk != null && i < chunk.length; i++) {
+                        if (chunk[i] != null)
+                            map.put(c * chunk.length + i, chunk[i]);
+                    }
+                }
+                return map;
+            } catch (ReflectiveOperationException e) {
                 throw new RuntimeException(e);
             }
         }

@@ -43,7 +43,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -79,12 +78,20 @@ public final class PollerTestSupport {
 
     public static final boolean IS_LINUX = System.getProperty("os.name").startsWith("Linux");
 
-    /** true if the test runs with -Djdk.pollerEdgeTriggered=true */
-    public static final boolean ET_REQUESTED =
-            "true".equals(System.getProperty("jdk.pollerEdgeTriggered"));
-
     /** the value of -Djdk.pollerMode, or "" if not set */
     public static final String POLLER_MODE = System.getProperty("jdk.pollerMode", "");
+
+    /**
+     * true if the test's options ask for edge-triggered read pollers:
+     * -Djdk.pollerEdgeTriggered=true, or an explicit -Djdk.pollerMode=1|2 with
+     * jdk.pollerEdgeTriggered not set (mode 3 read pollers stay one-shot anyway).
+     */
+    public static final boolean ET_REQUESTED = switch (String.valueOf(
+            System.getProperty("jdk.pollerEdgeTriggered"))) {
+        case "true" -> true;
+        case "null" -> POLLER_MODE.equals("1") || POLLER_MODE.equals("2");
+        default -> false;
+    };
 
     /** the bound on every wait in the tests */
     public static final long TIMEOUT_MILLIS = Math.round(30_000 *
@@ -99,6 +106,9 @@ public final class PollerTestSupport {
     private static final Method SELCH_FDVAL;
     private static final Method IOUTIL_FDVAL;
     private static final Field REGISTRATIONS;
+    private static final Method REGISTRATIONS_GET;
+    private static final Method REGISTRATIONS_SIZE;
+    private static final Field REGISTRATIONS_CHUNKS;
     private static final Field STATS;
     private static final Field STATS_REGISTRATIONS;
     private static final Field STATS_REUSED;
@@ -119,6 +129,10 @@ public final class PollerTestSupport {
                     int.class, int.class, long.class, BooleanSupplier.class));
             POLLER_FDVAL = accessible(poller.getDeclaredMethod("fdVal"));
             REGISTRATIONS = accessible(poller.getDeclaredField("registrations"));
+            Class<?> registrations = Class.forName("sun.nio.ch.Poller$Registrations");
+            REGISTRATIONS_GET = accessible(registrations.getDeclaredMethod("get", int.class));
+            REGISTRATIONS_SIZE = accessible(registrations.getDeclaredMethod("size"));
+            REGISTRATIONS_CHUNKS = accessible(registrations.getDeclaredField("chunks"));
             STATS = accessible(poller.getDeclaredField("stats"));
             REGISTERED = accessible(poller.getDeclaredField("REGISTERED")).get(null);
             POLLED = accessible(poller.getDeclaredField("POLLED")).get(null);
@@ -207,9 +221,33 @@ public final class PollerTestSupport {
         return pollers.get(fd & (pollers.size() - 1));
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<Integer, Object> registrations(Object poller) {
-        return (poller == null) ? null : (Map<Integer, Object>) get(REGISTRATIONS, poller);
+    /** The poller's edge-triggered registrations (indexed by fd), null if one-shot. */
+    private static Object registrations(Object poller) {
+        return (poller == null) ? null : get(REGISTRATIONS, poller);
+    }
+
+    private static Object stateIn(Object registrations, int fd) {
+        return invoke(REGISTRATIONS_GET, registrations, fd);
+    }
+
+    /**
+     * A copy of the poller's edge-triggered registrations, fd -> state, null if the
+     * poller is one-shot. Not atomic: take it when no thread polls.
+     */
+    public static Map<Integer, Object> registrationMap(Object poller) {
+        Object registrations = registrations(poller);
+        if (registrations == null)
+            return null;
+        Map<Integer, Object> map = new TreeMap<>();
+        Object[][] chunks = (Object[][]) get(REGISTRATIONS_CHUNKS, registrations);
+        for (int c = 0; c < chunks.length; c++) {
+            Object[] chunk = chunks[c];
+            for (int i = 0; chunk != null && i < chunk.length; i++) {
+                if (chunk[i] != null)
+                    map.put(c * chunk.length + i, chunk[i]);
+            }
+        }
+        return map;
     }
 
     /** The state of a file descriptor in its edge-triggered read poller. */
@@ -217,15 +255,15 @@ public final class PollerTestSupport {
 
     /** The raw state: null, REGISTERED, POLLED or a Thread; null if not edge-triggered. */
     public static Object rawState(int fd) {
-        Map<Integer, Object> map = registrations(readPollerFor(fd));
-        return (map == null) ? null : map.get(fd);
+        Object registrations = registrations(readPollerFor(fd));
+        return (registrations == null) ? null : stateIn(registrations, fd);
     }
 
     public static State state(int fd) {
-        Map<Integer, Object> map = registrations(readPollerFor(fd));
-        if (map == null)
+        Object registrations = registrations(readPollerFor(fd));
+        if (registrations == null)
             return State.NOT_EDGE_TRIGGERED;
-        return stateOf(map.get(fd));
+        return stateOf(stateIn(registrations, fd));
     }
 
     private static State stateOf(Object s) {
@@ -240,10 +278,38 @@ public final class PollerTestSupport {
     public static int registeredCount() {
         int n = 0;
         for (Object p : readPollers()) {
-            Map<Integer, Object> map = registrations(p);
-            if (map != null) n += map.size();
+            Object registrations = registrations(p);
+            if (registrations != null) n += (Integer) invoke(REGISTRATIONS_SIZE, registrations);
         }
         return n;
+    }
+
+    /**
+     * A poll loop counter of a poller: "polls", "events", "masterParks",
+     * "lingerPolls" or "lingerHits".
+     */
+    public static long pollCounter(Object poller, String name) {
+        try {
+            Field f = Class.forName("sun.nio.ch.Poller").getDeclaredField(name);
+            f.setAccessible(true);
+            return f.getLong(poller);
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** true if the sub-poller is parked on the master poller (mode 2 and 3). */
+    public static boolean parkedOnMaster(Object subPoller) {
+        Object master = masterPoller();
+        if (master == null)
+            return false;
+        try {
+            Field f = Class.forName("sun.nio.ch.Poller").getDeclaredField("map");
+            f.setAccessible(true);
+            return ((Map<?, ?>) f.get(master)).containsKey(epfd(subPoller));
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
     }
 
     /** Edge-triggered poller counters. */
@@ -421,10 +487,9 @@ public final class PollerTestSupport {
     public static List<String> consistencyProblems() {
         List<String> problems = new ArrayList<>();
         for (Object p : readPollers()) {
-            Map<Integer, Object> map = registrations(p);
-            if (map == null)
+            Map<Integer, Object> snapshot = registrationMap(p);
+            if (snapshot == null)
                 continue;
-            Map<Integer, Object> snapshot = new TreeMap<>(map);
             for (var e : snapshot.entrySet()) {
                 int fd = e.getKey();
                 State s = stateOf(e.getValue());
@@ -623,10 +688,10 @@ public final class PollerTestSupport {
         System.out.println("master: " + masterPoller());
         for (Object p : readPollers()) {
             System.out.println("read poller: " + p);
-            Map<Integer, Object> map = registrations(p);
+            Map<Integer, Object> map = registrationMap(p);
             if (map != null) {
                 Map<Integer, String> states = new TreeMap<>();
-                new HashMap<>(map).forEach((fd, s) -> states.put(fd,
+                map.forEach((fd, s) -> states.put(fd,
                         (s instanceof Thread t) ? t.toString() : stateOf(s).toString()));
                 System.out.println("  registrations: " + states);
                 if (IS_LINUX)

@@ -1,0 +1,67 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ */
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.util.Arrays;
+
+/**
+ * Single-connection latency: one virtual-thread client with a java.net.Socket
+ * writes one byte and blocks reading the reply from PingPong's one-thread Selector
+ * echo server; WARMUP round trips, then ROUND_TRIPS timed ones, each timed with
+ * System.nanoTime. Prints the percentiles of the timed round trips.
+ *
+ *   java Latency [roundTrips=200000] [warmup=50000]
+ */
+public class Latency {
+    public static void main(String[] args) throws Exception {
+        int roundTrips = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+
+        var loopback = InetAddress.getLoopbackAddress();
+        var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+        var selector = Selector.open();
+        Thread.ofPlatform().daemon().start(() -> PingPong.echo(listener, selector));
+
+        long[] nanos = new long[roundTrips];
+        Thread client = Thread.ofVirtual().start(() -> {
+            try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
+                s.setTcpNoDelay(true);
+                InputStream in = s.getInputStream();
+                OutputStream out = s.getOutputStream();
+                for (int r = -warmup; r < roundTrips; r++) {
+                    long t0 = System.nanoTime();
+                    out.write(r);
+                    if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
+                    if (r >= 0) nanos[r] = System.nanoTime() - t0;
+                }
+            } catch (Exception e) {
+                e.printStackTrace();
+                System.exit(1);
+            }
+        });
+        if (!client.join(java.time.Duration.ofMinutes(10))) {
+            System.err.println("client did not finish in 10 minutes");
+            System.exit(1);
+        }
+        Arrays.sort(nanos);
+        System.out.printf("round trips: %d%n", roundTrips);
+        for (double p : new double[] { 50, 90, 99, 99.9 }) {
+            int i = (int) Math.min(roundTrips - 1, Math.ceil(p / 100 * roundTrips) - 1);
+            System.out.printf("p%s us: %.2f%n", p == 99.9 ? "99.9" : Integer.toString((int) p), nanos[i] / 1e3);
+        }
+        System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
+        System.exit(0);
+    }
+}

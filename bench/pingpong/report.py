@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Results of bench/pingpong/syscalls-per-round-trip.sh (standard library only).
+
+  report.py line RAW RUN_DIR        one line about one run (printed after each run)
+  report.py summary RAW [OUT.md]    per-variant medians and per-pair ratios to
+                                    stdout; with OUT.md also the page and OUT.csv
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import report as R  # noqa: E402
+
+EVENTS = {
+    "task-clock": "task_ms",
+    "context-switches": "cs",
+    "syscalls:sys_enter_epoll_ctl": "epoll_ctl",
+    "syscalls:sys_enter_epoll_wait": "epoll_wait",
+    "syscalls:sys_enter_read": "read",
+    "syscalls:sys_enter_write": "write",
+    "raw_syscalls:sys_enter": "syscalls",
+}
+
+
+def load_run(raw, d, cfg):
+    waiting = cfg["cell"] == "waiting-client"
+    out = {}
+    with open(os.path.join(d, "out.log"), encoding="utf-8") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k.strip()] = v.strip()
+    if waiting:
+        ops, rate, secs = float(out["requests"]), float(out["requests/s"]), float(out["seconds"])
+    else:
+        ops, rate = float(out["round trips"]), float(out["round trips/s"])
+        secs = ops / rate if rate else float("nan")
+    if ops <= 0:
+        raise R.DataError(f"{d}: no operations counted")
+    perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS)
+    r = {"ops": ops, "rate": rate, "seconds": secs}
+    for ev, k in EVENTS.items():
+        r[k] = perf[ev]
+        r[k + "_per_op"] = perf[ev] / ops
+    r["cpu_us_per_op"] = perf["task-clock"] * 1000.0 / ops
+    r["cpu_util"] = perf["task-clock"] / 1000.0 / secs if waiting else float("nan")
+    return r
+
+
+def load_all(raw):
+    cfg = R.read_kv(os.path.join(raw, "config.env"))
+    meta = R.read_kv(os.path.join(raw, "meta.env"))
+    variants = R.read_table(os.path.join(raw, "variants.tsv"), "\t")
+    runs = []
+    for row in R.read_table(os.path.join(raw, "runs.tsv"), "\t"):
+        r = load_run(raw, os.path.join(raw, row["dir"]), cfg)
+        r.update({"pair": row["pair"], "variant": row["variant"], "load1_before": row["load1_before"],
+                  "psi10_before": row["psi10_before"], "busy_before": row["busy_before"],
+                  "load1_after": row["load1_after"], "psi_run_pct": row["psi_run_pct"]})
+        runs.append(r)
+    return cfg, meta, variants, runs
+
+
+METRICS = [
+    ("rate", "ops/s", R.fmt),
+    ("cpu_us_per_op", "CPU µs/op", R.fmt),
+    ("cs_per_op", "context switches/op", R.fmt),
+    ("epoll_ctl_per_op", "epoll_ctl/op", R.fmt),
+    ("epoll_wait_per_op", "epoll_wait/op", R.fmt),
+    ("read_per_op", "read/op", R.fmt),
+    ("write_per_op", "write/op", R.fmt),
+    ("syscalls_per_op", "all syscalls/op", R.fmt),
+]
+
+
+def metrics(cfg):
+    if cfg["cell"] != "waiting-client":
+        return METRICS
+    m = [(k, t.replace("/op", "/request").replace("ops/s", "requests/s"), f) for k, t, f in METRICS]
+    return m + [("cpu_util", "client CPU (cores)", R.fmt)]
+
+
+def line(raw, d):
+    cfg = R.read_kv(os.path.join(raw, "config.env"))
+    r = load_run(raw, d, cfg)
+    name = os.path.basename(d.rstrip("/"))
+    print(f"  {name}: {r['rate']:,.0f} ops/s, {r['cpu_us_per_op']:.2f} CPU µs/op, "
+          f"epoll_ctl {r['epoll_ctl_per_op']:.3f}/op, epoll_wait {r['epoll_wait_per_op']:.3f}/op, "
+          f"syscalls {r['syscalls_per_op']:.3f}/op, ctx switches {r['cs_per_op']:.3f}/op", flush=True)
+
+
+def page(cfg, meta, variants, runs, out):
+    names = [v["name"] for v in variants]
+    waiting = cfg["cell"] == "waiting-client"
+    npairs = R.pair_count(runs, names)
+    stem = os.path.splitext(os.path.basename(out))[0] if out else "results"
+    if waiting:
+        title = "Waiting client: syscalls and CPU per request, " + " vs ".join(names)
+    else:
+        title = "Ping-pong: syscalls and CPU per round trip, " + " vs ".join(names)
+    L = R.header_lines(meta, title, "bench/pingpong/syscalls-per-round-trip.sh", npairs,
+                       ", ".join(f"{v['name']} = `{v['opts']}`" for v in variants),
+                       [f"Extra JVM options for every variant: `{cfg.get('jvm_args') or 'none'}`"])
+    L += ["## Method", ""]
+    if waiting:
+        L.append(f"- The JVM under test runs `WaitingClient` pinned to CPU {cfg['client_cpu']} "
+                 f"(`taskset`, so the virtual-thread scheduler has parallelism 1): {cfg['clients']} "
+                 f"virtual threads, each with a `java.net.Socket`, write a {cfg['size']}-byte request "
+                 "and block reading the 1-byte reply.")
+        L.append(f"- The peer (`DelayPeer.java`, source launcher on `{cfg['peer_version']}`, CPU "
+                 f"{cfg['peer_cpu']}, one platform thread busy-polling `Selector.selectNow()`) answers "
+                 f"each request {cfg['delay_us']} µs after it arrived (a FIFO of due times drained "
+                 "against `System.nanoTime()`). Its CPU is not measured.")
+        L.append(f"- `perf stat -e {cfg['events']}` runs the client JVM with its counters off; the "
+                 f"client switches them on after {cfg['warmup']} s of warmup and off after "
+                 f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "
+                 "requests completed in that window. *client CPU (cores)* = task-clock ÷ window: "
+                 "near 1.0 the client never idled (too many clients for the delay; lower "
+                 "`--clients` or raise `--delay-us`), and context switches per request show how "
+                 "often it did.")
+    else:
+        L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "
+                 f"`java.net.Socket`, do {cfg['round_trips']} 1-byte blocking round trips each "
+                 "against a one-thread `Selector` echo server in the same JVM (a platform thread).")
+        L.append(f"- `perf stat -e {cfg['events']}` over the whole process (JVM start-up "
+                 "included); each count is divided by the round trips the program reports. "
+                 "ops/s is the program's own rate (perf attached).")
+    L.append(f"- Variants alternate within each pair ({' '.join(names)}, then again), "
+             f"{npairs} pairs; each run is a fresh JVM. The load guard (bench/README.md) "
+             "checked the machine before the first run and between runs; each run's load "
+             "average and CPU pressure are in the CSV.")
+    L.append("")
+    L += ["## Results", ""]
+    L += R.stamp_lines(meta)
+    L.append(R.ratio_note(names))
+    L.append("")
+    L += R.paired_table(runs, names, metrics(cfg))
+    L.append("")
+    L += ["## All runs, in execution order", ""]
+    L += R.stamp_lines(meta)
+    L.append("| pair | variant | ops/s | CPU µs/op | ctx sw/op | epoll_ctl/op | syscalls/op "
+             "| load1 before | PSI avg10 before |")
+    L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in runs:
+        L.append(f"| {r['pair']} | {r['variant']} | {R.fmt(r['rate'])} | {R.fmt(r['cpu_us_per_op'])} "
+                 f"| {R.fmt(r['cs_per_op'])} | {R.fmt(r['epoll_ctl_per_op'])} "
+                 f"| {R.fmt(r['syscalls_per_op'])} | {r['load1_before']} | {r['psi10_before']} |")
+    L.append("")
+    L.append(f"Per-run values: [`{stem}.csv`]({stem}.csv).")
+    return L
+
+
+CSV_FIELDS = (["pair", "variant", "ops", "seconds", "rate", "cpu_us_per_op", "cpu_util"]
+              + [k + "_per_op" for k in EVENTS.values()] + list(EVENTS.values())
+              + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "machine_busy"])
+
+
+def summary(raw, out=None):
+    cfg, meta, variants, runs = load_all(raw)
+    names = [v["name"] for v in variants]
+    for r in runs:
+        r["machine_busy"] = meta.get("machine_busy", "0")
+    print()
+    if R.busy(meta):
+        print(f"*** {R.BUSY_STAMP} ***")
+    print("\n".join(R.paired_table(runs, names, metrics(cfg))))
+    R.write_csv(os.path.join(raw, "results.csv"), runs, CSV_FIELDS)
+    if out:
+        R.write_csv(os.path.splitext(out)[0] + ".csv", runs, CSV_FIELDS)
+        R.write_page(out, page(cfg, meta, variants, runs, out))
+
+
+def main(argv):
+    try:
+        if len(argv) == 4 and argv[1] == "line":
+            line(argv[2], argv[3])
+        elif len(argv) in (3, 4) and argv[1] == "summary":
+            summary(argv[2], argv[3] if len(argv) == 4 else None)
+        else:
+            print(__doc__, file=sys.stderr)
+            return 2
+    except (R.DataError, OSError, KeyError, ValueError) as e:
+        print(f"pingpong/report.py: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
