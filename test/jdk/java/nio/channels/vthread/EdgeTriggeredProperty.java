@@ -19,10 +19,10 @@
 
 /*
  * @test
- * @summary Test how jdk.pollerEdgeTriggered, jdk.pollerMode and jdk.pollerLinger
- *     choose the read pollers: every combination of the first two, checked through
- *     the pollers themselves and the first line of jcmd Thread.vthread_pollers;
- *     a bad value is an error naming the property
+ * @summary Test how jdk.pollerEdgeTriggered and jdk.pollerMode choose the read
+ *     pollers: every combination, checked through the pollers themselves and the
+ *     first line of jcmd Thread.vthread_pollers; a bad value is an error naming
+ *     the property
  * @requires os.family == "linux"
  * @library /test/lib
  * @modules java.base/sun.nio.ch:+open
@@ -38,13 +38,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import javax.management.ObjectName;
 
 import jdk.test.lib.process.OutputAnalyzer;
 import jdk.test.lib.process.ProcessTools;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,18 +53,33 @@ class EdgeTriggeredProperty {
 
     /**
      * Child: do one blocking read in a virtual thread, then print which read pollers
-     * are edge-triggered ("edge-triggered read pollers: 1 of 2"), whether read
-     * sub-pollers linger, and the first line of jcmd Thread.vthread_pollers.
+     * are edge-triggered ("edge-triggered read pollers: 1 of 2") and the first
+     * line of jcmd Thread.vthread_pollers.
      */
     public static void main(String[] args) throws Exception {
         var loopback = InetAddress.getLoopbackAddress();
         try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
              var sc1 = SocketChannel.open(listener.getLocalAddress());
-             var sc2 = listener.accept();
-             var executor = Executors.newVirtualThreadPerTaskExecutor()) {
-            var result = executor.submit(() -> sc1.read(ByteBuffer.allocate(1)));
+             var sc2 = listener.accept()) {
+            int[] n = new int[1];
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    n[0] = sc1.read(ByteBuffer.allocate(1));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            // write only once the reader is parked, so that it polls (and, in
+            // pollerMode 3, starts its carrier's read poller)
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (reader.getState() != Thread.State.WAITING) {
+                if (System.nanoTime() > deadline)
+                    throw new RuntimeException("reader did not park within 30 s: " + reader.getState());
+                Thread.sleep(1);
+            }
             sc2.write(ByteBuffer.wrap(new byte[] { 1 }));
-            if (result.get() != 1) throw new RuntimeException("read failed");
+            reader.join();
+            if (n[0] != 1) throw new RuntimeException("read failed");
         }
         Class<?> pollerClass = Class.forName("sun.nio.ch.Poller");
         Field registrations = pollerClass.getDeclaredField("registrations");
@@ -87,10 +100,7 @@ class EdgeTriggeredProperty {
             if (registrations.get(poller) != null)
                 throw new RuntimeException("write poller is edge-triggered");
         }
-        Field linger = pollerClass.getDeclaredField("LINGER");
-        linger.setAccessible(true);
         System.out.println("edge-triggered read pollers: " + edgeTriggered + " of " + readPollers.size());
-        System.out.println("lingering read sub-pollers: " + linger.getBoolean(null));
         String jcmd = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"),
                 "threadVthreadPollers", new Object[] { null },
@@ -108,11 +118,10 @@ class EdgeTriggeredProperty {
         return out;
     }
 
-    private static List<String> options(String mode, String edgeTriggered, String linger) {
+    private static List<String> options(String mode, String edgeTriggered) {
         List<String> options = new ArrayList<>();
         if (mode != null) options.add("-Djdk.pollerMode=" + mode);
         if (edgeTriggered != null) options.add("-Djdk.pollerEdgeTriggered=" + edgeTriggered);
-        if (linger != null) options.add("-Djdk.pollerLinger=" + linger);
         return options;
     }
 
@@ -148,46 +157,24 @@ class EdgeTriggeredProperty {
     @ParameterizedTest
     @MethodSource("combinations")
     void testCombination(String mode, String et, boolean expected, String reason) throws Exception {
-        OutputAnalyzer out = run(options(mode, et, null));
+        OutputAnalyzer out = run(options(mode, et));
         out.shouldHaveExitValue(0);
         long n = Long.parseLong(out.firstMatch("edge-triggered read pollers: (\\d+) of", 1));
         long total = Long.parseLong(out.firstMatch("edge-triggered read pollers: \\d+ of (\\d+)", 1));
         String what = "jdk.pollerMode=" + mode + " jdk.pollerEdgeTriggered=" + et;
         assertTrue(total > 0, what + ": no read pollers");
         assertEquals(expected ? total : 0, n, what + ": edge-triggered read pollers");
-        // read sub-pollers linger by default when edge-triggered
-        out.shouldContain("lingering read sub-pollers: " + expected);
         out.shouldMatch("jcmd: Read pollers: .*" + reason.replace(".", "\\."));
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = { "true", "false" })
-    void testLingerSwitch(String linger) throws Exception {
-        // the precise switch wins both ways, with edge-triggered reads on and off
-        for (String et : new String[] { "true", "false" }) {
-            OutputAnalyzer out = run(options("2", et, linger));
-            out.shouldHaveExitValue(0);
-            out.shouldContain("lingering read sub-pollers: " + linger);
-            out.shouldContain("read sub-pollers " + (linger.equals("true") ? "linger" : "do not linger")
-                    + ", jdk.pollerLinger=" + linger);
-        }
     }
 
     @ParameterizedTest
     @ValueSource(strings = { "yes", "TRUE", "1", "" })
     void testBadValue(String value) throws Exception {
         for (String mode : new String[] { null, "1", "2", "3" }) {
-            OutputAnalyzer out = run(options(mode, value, null));
+            OutputAnalyzer out = run(options(mode, value));
             out.shouldNotHaveExitValue(0);
             out.shouldContain("jdk.pollerEdgeTriggered is set to '" + value
                     + "', the accepted values are 'true' and 'false'");
         }
-    }
-
-    @Test
-    void testBadLingerValue() throws Exception {
-        OutputAnalyzer out = run(options(null, null, "on"));
-        out.shouldNotHaveExitValue(0);
-        out.shouldContain("jdk.pollerLinger is set to 'on', the accepted values are 'true' and 'false'");
     }
 }
