@@ -24,7 +24,7 @@ guard="$here/../lib/guard.sh"
 work=$(mktemp -d); peer=
 cleanup() { [[ -n $peer ]] && kill "$peer" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-"$jdk/bin/javac" -d "$work/classes" "$here/IdleConnections.java"
+"$jdk/bin/javac" --release 25 -d "$work/classes" "$here/IdleConnections.java"
 printf '%-10s %4s %12s %10s %12s %s\n' variant run connections cpu-s core-share load1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
