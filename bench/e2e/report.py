@@ -135,23 +135,7 @@ def load_run(d, cfg=None):
     return r
 
 
-def fmt(x):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    a = abs(x)
-    if a == 0:
-        return "0"
-    if a >= 1000:
-        return f"{x:,.0f}"
-    if a >= 100:
-        return f"{x:.0f}"
-    if a >= 10:
-        return f"{x:.1f}"
-    if a >= 1:
-        return f"{x:.2f}"
-    if a >= 0.01:
-        return f"{x:.3f}"
-    return f"{x:.2g}"
+fmt = R.fmt
 
 
 def fmt_int(x):
