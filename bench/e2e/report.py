@@ -35,15 +35,7 @@ PERF_KEYS = {
 DataError = R.DataError
 
 
-def read_env(path):
-    d = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if "=" in line:
-                k, v = line.split("=", 1)
-                d[k] = v
-    return d
+read_env = R.read_kv
 
 
 def read_perf(path):
