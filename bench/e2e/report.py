@@ -9,7 +9,6 @@ Standard library only (shared code: bench/lib/report.py). Every number
 written comes from the files under RAW_DIR.
 """
 
-import csv
 import json
 import math
 import os
@@ -39,24 +38,8 @@ read_env = R.read_kv
 
 
 def read_perf(path):
-    """perf stat -x, output: value,unit,event,run_time,pct,... ('#' lines are comments)."""
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for row in csv.reader(f):
-            if not row or row[0].startswith("#") or len(row) < 3:
-                continue
-            value, event = row[0], row[2]
-            # perf may append modifiers, e.g. "task-clock:u"
-            base = event.split(":u")[0] if event.endswith(":u") else event
-            if base not in PERF_KEYS:
-                continue
-            if value.startswith("<"):
-                raise DataError(f"{path}: event {event} was {value}")
-            out[PERF_KEYS[base]] = float(value)
-    missing = [k for k in PERF_KEYS.values() if k not in out]
-    if missing:
-        raise DataError(f"{path}: events missing from perf output: {', '.join(missing)}")
-    return out
+    """perf stat -x, output -> {our key: count}, every event of PERF_KEYS required."""
+    return {PERF_KEYS[e]: v for e, v in R.read_perf_csv(path, PERF_KEYS).items()}
 
 
 def read_load(path):
