@@ -24,7 +24,7 @@ JTREG_CONCURRENCY ?= 2
 JTREG_TIMEOUT_FACTOR ?= 4
 
 .PHONY: default images test check check-frontend check-jtreg patch-export \
-        patch-check patch-status dist bench-poller bench-e2e bench-pingpong conformance \
+        patch-check patch-status dist bench-poller bench-e2e bench-pingpong bench-apps conformance \
         conformance-quick torture-long configured help
 
 default: images
@@ -40,6 +40,7 @@ help:
 	@echo "make bench-poller                ONESHOT vs ET micro benchmark -> doc/results/poller-micro.md"
 	@echo "make bench-e2e                   ONESHOT vs ET server benchmark -> doc/results/e2e.md"
 	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> doc/results/pingpong-*.md"
+	@echo "make bench-apps                  Jetty 12, MariaDB Connector/J, HikariCP on virtual threads -> doc/results/apps.md"
 	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"
 	@echo "make conformance-quick           the subset for every poller change -> build/conformance-quick.md"
 	@echo "make torture-long                long torture runs"
@@ -104,6 +105,11 @@ bench-pingpong: configured
 	  --jvm-args -Djdk.virtualThreadScheduler.parallelism=1 $(BENCH_PINGPONG_OPTS)
 	$(TOP)/bench/pingpong/waiting-client.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/pingpong-waiting-client.md \
 	  $(BENCH_PINGPONG_OPTS)
+
+# BENCH_APPS_OPTS (e.g. --quick, --parts "peak db", --variant NAME='OPTS', --allow-busy) is passed on the command line.
+bench-apps: configured
+	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
+	$(TOP)/bench/apps/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/apps.md $(BENCH_APPS_OPTS)
 
 # The test harnesses (conformance and torture drivers) live in harness/.
 # CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",

@@ -1,5 +1,6 @@
 # bench/lib/guard.sh: load guard and run metadata shared by every benchmark
-# runner (bench/micro/run.sh, bench/pingpong/*.sh, bench/e2e/run.sh). Sourced.
+# runner (bench/micro/run.sh, bench/pingpong/*.sh, bench/e2e/run.sh,
+# bench/apps/run.sh). Sourced.
 # The rule it enforces is documented in bench/README.md ("Load guard").
 # shellcheck shell=bash
 

@@ -1,6 +1,7 @@
 """Shared report code for every benchmark page (Python standard library only).
 
-Used by bench/micro/report.py, bench/pingpong/report.py and bench/e2e/report.py:
+Used by bench/micro/report.py, bench/pingpong/report.py, bench/e2e/report.py and
+bench/apps/report.py:
 paired statistics (per-pair ratio against the baseline variant, median and
 min-max), Markdown tables, the page header (machine, JDK, command, date, load
 before/after, pairs, busy-machine stamp), CSV and SVG plots.

@@ -276,11 +276,19 @@ if [ -x "$T25/bin/javac" ]; then
   # past the guard, a --connections no machine here allows stops it before any JVM
   expect_failure "bench-e2e --allow-busy goes on past the guard" "going on because of --allow-busy" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --allow-busy --connections 10000000
+  # bench-apps: the rate part with a given peak needs neither wrk nor mariadbd
+  expect_failure "bench-apps (bench/apps/run.sh) refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts rate --peak plaintext=1000,json=1000
+  expect_failure "bench-apps names the Debian package of a missing wrk" "in the package wrk: apt-get install wrk" \
+    env BENCH_APPS_WRK=et-test-no-wrk "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts peak
+  expect_failure "bench-apps names the Debian package of a missing mariadbd" "in the package mariadb-server: apt-get install mariadb-server" \
+    env BENCH_APPS_MARIADBD=et-test-no-mariadbd "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts db
   sleep 60 & holder=$!; echo "$holder other-benchmark" > "$fake/lock"
   expect_failure "pingpong refuses while another benchmark holds the lock" "another benchmark \(pid $holder\) holds" \
     "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" "$T25" 1 2 10
   kill "$holder"; wait "$holder" 2>/dev/null; rm -f "$fake/lock"
-  [ ! -e "$d/build/bench/pingpong" ] && [ ! -e "$d/page.md" ] && [ ! -e "$d/e2e.md" ] && [ ! -e "$fake/lock" ] &&
+  [ ! -e "$d/build/bench/pingpong" ] && [ ! -e "$d/page.md" ] && [ ! -e "$d/e2e.md" ] && [ ! -e "$d/apps.md" ] &&
+    [ ! -e "$d/build/bench/apps" ] && [ ! -e "$fake/lock" ] &&
     { echo "PASS: a refused benchmark wrote nothing"; passed=$((passed + 1)); } ||
     { echo "FAIL: a refused benchmark left files behind"; failed=$((failed + 1)); }
 
@@ -339,6 +347,28 @@ FAKE
       [ -f "$d/micro.csv" ] && [ -f "$d/micro/ops-vs-parallelism-socket-mode2.svg" ] && [ -f "$d/micro/profiles/C-m2-p1.collapsed.gz" ] &&
       { echo "PASS: bench-poller page: ratio rows, CSV, plots, one profile per variant"; passed=$((passed + 1)); } ||
       { echo "FAIL: bench-poller page $d/micro.md or its CSV, plots and profiles"; failed=$((failed + 1)); }
+    # bench-apps end to end: servers that do not start are reported and torn down,
+    # and an interrupted run leaves no process, temporary directory or port
+    if command -v wrk >/dev/null && PATH=$PATH:/usr/sbin command -v mariadbd >/dev/null; then
+      d=$(bench_scratch); at=$scratch_root/apps-tmp; mkdir -p "$at"
+      expect_failure "bench-apps: a Jetty server that does not start is reported with its log" \
+        "Unrecognized VM option 'NoSuchOption'" \
+        env TMPDIR="$at" "${quiet_env[@]}" "$d/bench/apps/run.sh" --jdk "$T25" --quick --parts peak \
+        --jvm-opts -XX:+NoSuchOption --out "$d/apps.md"
+      printf '#!/bin/sh\n[ "$1" = --version ] && { echo fake; exit 0; }\necho "fake mariadbd: cannot start" >&2\nexit 1\n' > "$fake/mariadbd"
+      chmod +x "$fake/mariadbd"
+      expect_failure "bench-apps: a MariaDB server that does not start is reported with its log" \
+        "fake mariadbd: cannot start" \
+        env TMPDIR="$at" BENCH_APPS_MARIADBD="$fake/mariadbd" "${quiet_env[@]}" "$d/bench/apps/run.sh" --jdk "$T25" \
+        --quick --parts db --out "$d/apps.md"
+      [ -z "$(ls -A "$at")" ] && [ ! -e "$d/apps.md" ] && [ ! -e "$fake/lock" ] &&
+        { echo "PASS: bench-apps: the failed runs left no temporary directory, page or lock"; passed=$((passed + 1)); } ||
+        { echo "FAIL: bench-apps: left behind: $(ls -A "$at") $(ls "$d/apps.md" "$fake/lock" 2>/dev/null)"; failed=$((failed + 1)); }
+      expect_success "bench-apps: an interrupted run (SIGINT, SIGTERM) leaves no process, temp dir or port" \
+        "$d/bench/apps/test/cleanup-test.sh" --jdk "$T25"
+    else
+      echo "SKIP: bench-apps runs (wrk or mariadbd not installed: apt-get install wrk mariadb-server)"
+    fi
   else
     echo "SKIP: benchmark runs (perf cannot count raw_syscalls:sys_enter here)"
   fi

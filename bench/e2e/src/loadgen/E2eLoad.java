@@ -21,6 +21,8 @@
  * - NIO Selector on --threads platform threads (default 1): virtual threads
  *   and the JDK's virtual-thread poller are not used, so the load generator
  *   does not share the code path under test. Run on Temurin 25 by the runner.
+ * - Every request is "GET <--path, default /> HTTP/1.1" (bench/apps asks for
+ *   /plaintext and /json); the response must be 200 with a Content-Length.
  *
  * Prints human text, one line "RESULT_JSON {...}", and writes the latency
  * percentile distribution (HdrHistogram .hgrm format, milliseconds) to --hgrm.
@@ -68,11 +70,8 @@ public final class E2eLoad {
     static CountDownLatch workersConnected;
     static final CountDownLatch go = new CountDownLatch(1);
 
-    static final byte[] REQUEST_BYTES;
-    static {
-        REQUEST_BYTES = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: et-jdk-e2e\r\n\r\n"
-                .getBytes(StandardCharsets.US_ASCII);
-    }
+    static String path = "/";            // --path: the request target (bench/apps uses /plaintext, /json)
+    static byte[] REQUEST_BYTES;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -91,10 +90,14 @@ public final class E2eLoad {
                 case "--hgrm" -> hgrmFile = args[++i];
                 case "--label" -> label = args[++i];
                 case "--progress" -> progress = true;
+                case "--path" -> path = args[++i];
                 default -> fail("unknown argument " + a);
             }
         }
         if (port <= 0) fail("--port is required");
+        if (!path.startsWith("/") || path.chars().anyMatch(ch -> ch <= ' ' || ch > '~')) fail("--path must be an origin-form target such as /json");
+        REQUEST_BYTES = ("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nUser-Agent: et-jdk-e2e\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
         if (connections < 1 || rate <= 0 || durationS <= 0 || threads < 1) fail("bad arguments");
         threads = Math.min(threads, connections);
 

@@ -165,10 +165,18 @@ class EdgeTriggeredCloseRaces {
         TIMED_READER_CLOSE,
         /** platform thread blocked in read (pre-close dup2 path), close and an edge */
         PLATFORM_READER_CLOSE_AND_EDGE,
+        /**
+         * platform thread blocked in write (pre-close dup2 path), close racing a
+         * virtual thread that starts a read: its registration must not survive the
+         * dup2 (the closer marks the channel closed before it removes the state,
+         * the reader stores its state before it checks the channel is open)
+         */
+        VIRTUAL_READER_PLATFORM_WRITER_CLOSE,
     }
 
     /**
-     * Close racing a parked reader and/or an incoming edge. On every other iteration
+     * Close racing a parked reader and/or an incoming edge (400 iterations per
+     * scenario). On every other iteration
      * the file stays open through a dup(2) (as in a child process in the fork/exec
      * window), so that a registration that is not removed before close(2) or the
      * pre-close dup2 survives in the kernel, where the test finds it. The next
@@ -188,8 +196,19 @@ class EdgeTriggeredCloseRaces {
             if (closedFds.contains(fd)) reusedFds++;
             int dupfd = (i % 2 == 1) ? dup(fd) : -1;
             try {
-                readCycle(pair, (byte) i);   // registered
+                if (scenario == Scenario.VIRTUAL_READER_PLATFORM_WRITER_CLOSE) {
+                    // non-blocking (a virtual thread read it) but not registered: the
+                    // virtual reader of the race must go through the registration
+                    write(pair.client(), (byte) i);
+                    assertEquals((byte) i, (byte) (int) startVirtual("reader", () -> readByte(sc))
+                            .join("iteration " + i + ": a read that finds data"));
+                    if (edgeTriggered())
+                        assertEquals(State.ABSENT, state(fd), "iteration " + i + ": state before the race");
+                } else {
+                    readCycle(pair, (byte) i);   // registered
+                }
                 VTask<Integer> reader = null;
+                VTask<Integer> blockedWriter = null;
                 var go = new CountDownLatch(1);
                 int spins = ThreadLocalRandom.current().nextInt(200);
                 int timeout = 1 + (i % 3);
@@ -203,6 +222,19 @@ class EdgeTriggeredCloseRaces {
                     case PLATFORM_READER_CLOSE_AND_EDGE -> {
                         reader = startPlatform("reader", () -> readByte(sc));
                         awaitInNetPoll(reader.thread(), "iteration " + i + ": platform reader to block");
+                    }
+                    case VIRTUAL_READER_PLATFORM_WRITER_CLOSE -> {
+                        // the channel is non-blocking (a virtual thread read it), so a
+                        // platform thread's blocking write waits in Net.poll
+                        blockedWriter = startPlatform("blocked writer", () -> {
+                            ByteBuffer bb = ByteBuffer.allocateDirect(1 << 20);
+                            while (true) sc.write(bb.clear());  // until the buffers are full
+                        });
+                        awaitInNetPoll(blockedWriter.thread(), "iteration " + i + ": platform writer to block");
+                        reader = startVirtual("reader", () -> {
+                            go.await();
+                            return readByte(sc);
+                        });
                     }
                     case TIMED_READER_CLOSE -> {
                         sc.socket().setSoTimeout(timeout);
@@ -235,6 +267,10 @@ class EdgeTriggeredCloseRaces {
                 closer.join("iteration " + i + ": close");
                 if (writer != null)
                     writer.join("iteration " + i + ": write");
+                if (blockedWriter != null) {
+                    Object outcome = blockedWriter.outcome("iteration " + i + ": blocked writer to finish");
+                    assertInstanceOf(AsynchronousCloseException.class, outcome, "iteration " + i + ": blocked writer");
+                }
                 if (reader != null) {
                     Object outcome = reader.outcome("iteration " + i + ": reader racing close to finish");
                     String name = switch (outcome) {

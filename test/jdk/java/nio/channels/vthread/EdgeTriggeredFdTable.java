@@ -46,8 +46,29 @@
  *     -Djdk.pollerEdgeTriggered=true -Djdk.pollerMode=2 -Djdk.readPollers=1 EdgeTriggeredFdTable
  */
 
+/*
+ * @test id=et-mode1-32-pollers
+ * @summary The registrations table of each of 32 read pollers holds only the file
+ *     descriptors that poller owns
+ * @requires os.family == "linux"
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open
+ * @run junit/othervm/timeout=300 --enable-native-access=ALL-UNNAMED
+ *     -Djdk.pollerEdgeTriggered=true -Djdk.pollerMode=1 -Djdk.readPollers=32 EdgeTriggeredFdTable
+ */
+
+/*
+ * @test id=et-mode2-32-pollers
+ * @requires os.family == "linux"
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open
+ * @run junit/othervm/timeout=300 --enable-native-access=ALL-UNNAMED
+ *     -Djdk.pollerEdgeTriggered=true -Djdk.pollerMode=2 -Djdk.readPollers=32 EdgeTriggeredFdTable
+ */
+
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -83,14 +104,16 @@ class EdgeTriggeredFdTable {
 
     @AfterAll
     static void finish() throws Throwable {
-        for (int fd : fillers)
-            closeFd(fd);
         listener.close();
         dumpPollers();
     }
 
     @AfterEach
-    void checkConsistent(TestInfo info) {
+    void checkConsistent(TestInfo info) throws Throwable {
+        // each test starts from low fd numbers
+        for (int fd : fillers)
+            closeFd(fd);
+        fillers.clear();
         assertConsistent("after " + info.getDisplayName(), baseline);
     }
 
@@ -120,6 +143,57 @@ class EdgeTriggeredFdTable {
         var pair = ChannelPair.open(listener);
         assertTrue(fdVal(pair.server()) >= fd, "fd " + fdVal(pair.server()) + " below " + fd);
         return pair;
+    }
+
+    /**
+     * Table memory is proportional to the file descriptors each poller owns: with n
+     * read pollers, a poller's table holds slots for fd >>> log2(n), not for every fd
+     * number up to the highest. Registers both ends of 32 consecutive connections at
+     * each of 5 chunk boundaries (fd numbers 0 to about 4.2K), so that every poller
+     * owns a file descriptor in each of those chunks, and checks each table's slots.
+     */
+    @Test
+    void testTableSizeProportionalToOwnedFds() throws Throwable {
+        List<ChannelPair> pairs = new ArrayList<>();
+        int maxFd = 0;
+        try {
+            for (int k = 0; k < 5; k++) {
+                if (nextFd() < k * CHUNK)
+                    fillUpTo(k * CHUNK);
+                for (int i = 0; i < 32; i++) {
+                    var pair = ChannelPair.open(listener);
+                    pairs.add(pair);
+                    for (SocketChannel sc : List.of(pair.client(), pair.server())) {
+                        SocketChannel peer = (sc == pair.client()) ? pair.server() : pair.client();
+                        int fd = fdVal(sc);
+                        maxFd = Math.max(maxFd, fd);
+                        var reader = startVirtual("reader", () -> sc.read(ByteBuffer.allocate(1)));
+                        awaitParked(reader.thread(), fd, "reader of fd " + fd);
+                        peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                        assertEquals(1, reader.join("read of fd " + fd));
+                    }
+                }
+            }
+            List<?> pollers = readPollers();
+            int shift = Integer.numberOfTrailingZeros(pollers.size());
+            long chunksNeeded = ((maxFd >>> shift) / CHUNK) + 1;
+            long total = 0;
+            for (Object p : pollers) {
+                long slots = tableSlots(p);
+                total += slots;
+                // (with one poller, other tests' registrations at higher numbers count too)
+                if (edgeTriggered() && pollers.size() > 1) {
+                    assertTrue(slots <= chunksNeeded * CHUNK, "read poller " + pollers.indexOf(p)
+                            + " of " + pollers.size() + " has " + slots + " slots; highest fd " + maxFd
+                            + " needs at most " + chunksNeeded * CHUNK);
+                }
+            }
+            log("%d read pollers, %d registrations, highest fd %d: %d table slots in all",
+                    pollers.size(), pairs.size() * 2, maxFd, total);
+        } finally {
+            for (var pair : pairs)
+                pair.close();
+        }
     }
 
     /**

@@ -21,8 +21,9 @@
  * @test
  * @summary Test how jdk.pollerEdgeTriggered and jdk.pollerMode choose the read
  *     pollers: every combination, checked through the pollers themselves and the
- *     first line of jcmd Thread.vthread_pollers; a bad value is an error naming
- *     the property
+ *     first line of jcmd Thread.vthread_pollers; a bad value is one error naming
+ *     the property, where the pollers start, and platform-thread I/O is unaffected;
+ *     only edge-triggered read pollers keep and print counters
  * @requires os.family == "linux"
  * @library /test/lib
  * @modules java.base/sun.nio.ch:+open
@@ -57,6 +58,10 @@ class EdgeTriggeredProperty {
      * line of jcmd Thread.vthread_pollers.
      */
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("platform-io")) {
+            platformIoAroundVirtualRead();
+            return;
+        }
         var loopback = InetAddress.getLoopbackAddress();
         try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
              var sc1 = SocketChannel.open(listener.getLocalAddress());
@@ -106,12 +111,76 @@ class EdgeTriggeredProperty {
                 "threadVthreadPollers", new Object[] { null },
                 new String[] { String[].class.getName() });
         System.out.println("jcmd: " + jcmd.lines().findFirst().orElse(""));
+        jcmd.lines().forEach(line -> System.out.println("jcmd-line: " + line));
+        Field stats = pollerClass.getDeclaredField("stats");
+        stats.setAccessible(true);
+        List<String> withCounters = new ArrayList<>();
+        for (var list : List.of(readPollers, writePollers, (master != null) ? List.of(master) : List.of())) {
+            for (Object poller : list) {
+                if (stats.get(poller) != null)
+                    withCounters.add(((list == readPollers) ? "read " : (list == writePollers) ? "write " : "master ")
+                            + (registrations.get(poller) != null ? "edge-triggered" : "one-shot"));
+            }
+        }
+        System.out.println("pollers with counters: " + withCounters);
     }
 
-    private static OutputAnalyzer run(List<String> options) throws Exception {
+    /**
+     * Child: socket I/O on platform threads, then a blocking read in a virtual
+     * thread, then platform-thread I/O again. Prints "platform I/O before: ok",
+     * "virtual-thread read: <outcome>", "platform I/O after: ok".
+     */
+    private static void platformIoAroundVirtualRead() throws Exception {
+        platformIo("before");
+        var loopback = InetAddress.getLoopbackAddress();
+        try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+             var sc1 = SocketChannel.open(listener.getLocalAddress());
+             var sc2 = listener.accept()) {
+            Throwable[] failure = new Throwable[1];
+            Thread reader = Thread.ofVirtual().unstarted(() -> {
+                try {
+                    sc1.read(ByteBuffer.allocate(1));
+                } catch (Throwable e) {
+                    failure[0] = e;
+                }
+            });
+            reader.start();
+            // the read fails without parking when the pollers cannot start
+            if (!reader.join(java.time.Duration.ofSeconds(30))) {
+                sc2.write(ByteBuffer.wrap(new byte[] { 1 }));
+                reader.join();
+            }
+            Throwable e = failure[0];
+            StringBuilder sb = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause())
+                sb.append(t).append(" | ");
+            System.out.println("virtual-thread read: " + (e == null ? "ok" : sb));
+        }
+        platformIo("after");
+    }
+
+    /** Opens, uses and closes 100 connections on the current (platform) thread. */
+    private static void platformIo(String when) throws Exception {
+        var loopback = InetAddress.getLoopbackAddress();
+        try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0))) {
+            for (int i = 0; i < 100; i++) {
+                try (var sc1 = SocketChannel.open(listener.getLocalAddress());
+                     var sc2 = listener.accept()) {
+                    sc2.write(ByteBuffer.wrap(new byte[] { (byte) i }));
+                    ByteBuffer bb = ByteBuffer.allocate(1);
+                    if (sc1.read(bb) != 1 || bb.get(0) != (byte) i)
+                        throw new RuntimeException("platform-thread read failed");
+                }
+            }
+        }
+        System.out.println("platform I/O " + when + ": ok");
+    }
+
+    private static OutputAnalyzer run(List<String> options, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(options);
         cmd.addAll(List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "-cp", System.getProperty("test.class.path"), "EdgeTriggeredProperty"));
+        cmd.addAll(List.of(args));
         OutputAnalyzer out = ProcessTools.executeTestJava(cmd);
         System.out.println(options + " -> " + out.getStdout().lines()
                 .filter(l -> l.contains(": ")).toList());
@@ -167,14 +236,54 @@ class EdgeTriggeredProperty {
         out.shouldMatch("jcmd: Read pollers: .*" + reason.replace(".", "\\."));
     }
 
+    /**
+     * A bad value fails the first virtual-thread read, where the pollers start, with
+     * an error that names the property and the accepted values; socket I/O on
+     * platform threads, before and after, is unaffected.
+     */
     @ParameterizedTest
     @ValueSource(strings = { "yes", "TRUE", "1", "" })
     void testBadValue(String value) throws Exception {
         for (String mode : new String[] { null, "1", "2", "3" }) {
-            OutputAnalyzer out = run(options(mode, value));
-            out.shouldNotHaveExitValue(0);
-            out.shouldContain("jdk.pollerEdgeTriggered is set to '" + value
+            OutputAnalyzer out = run(options(mode, value), "platform-io");
+            out.shouldHaveExitValue(0);
+            out.shouldContain("platform I/O before: ok");
+            out.shouldMatch("virtual-thread read: .*jdk\\.pollerEdgeTriggered is set to '" + value
                     + "', the accepted values are 'true' and 'false'");
+            out.shouldContain("platform I/O after: ok");
+        }
+    }
+
+    /**
+     * Only edge-triggered read pollers keep counters, so that with neither property
+     * set (or with jdk.pollerEdgeTriggered=false) the pollers are upstream's and
+     * jcmd prints upstream's lines; "parks on master" is printed for sub-pollers only.
+     */
+    @ParameterizedTest
+    @MethodSource("combinations")
+    void testCounters(String mode, String et, boolean expected, String reason) throws Exception {
+        OutputAnalyzer out = run(options(mode, et));
+        out.shouldHaveExitValue(0);
+        String what = "jdk.pollerMode=" + mode + " jdk.pollerEdgeTriggered=" + et;
+        String pollers = out.firstMatch("pollers with counters: \\[(.*)\\]", 1);
+        for (String p : pollers.isEmpty() ? new String[0] : pollers.split(", ")) {
+            assertEquals("read edge-triggered", p, what + ": a poller other than an edge-triggered "
+                    + "read poller keeps counters");
+        }
+        assertEquals(expected, !pollers.isEmpty(), what + ": edge-triggered read pollers keep counters");
+        String section = "";
+        for (String line : out.getStdout().lines().filter(l -> l.startsWith("jcmd-line: ")).toList()) {
+            line = line.substring("jcmd-line: ".length());
+            if (line.endsWith(":")) {
+                section = line;
+            } else if (line.contains("owner = ")) {
+                boolean counted = line.contains("polls = ");
+                assertEquals(expected && section.startsWith("Read"), counted,
+                        what + ": counters in '" + section + "' line: " + line);
+                boolean virtualOwner = line.contains("owner = VirtualThread");
+                assertEquals(counted && virtualOwner, line.contains("parks on master"),
+                        what + ": 'parks on master' in '" + section + "' line: " + line);
+            }
         }
     }
 }

@@ -401,12 +401,17 @@ final class TortureSupport {
                 Field f = registrations.getClass().getDeclaredField("chunks");
                 f.setAccessible(true);
                 Object[][] chunks = (Object[][]) f.get(registrations);
+                // indexed by fd >>> log2(read pollers); the low bits are the poller's index
+                Field shiftField = registrations.getClass().getDeclaredField("fdShift");
+                shiftField.setAccessible(true);
+                int shift = shiftField.getInt(registrations);
+                int index = Poller.readPollers().indexOf(p);
                 Map<Integer, Object> map = new TreeMap<>();
                 for (int c = 0; c < chunks.length; c++) {
                     Object[] chunk = chunks[c];
                     for (int i = 0; chunk != null && i < chunk.length; i++) {
                         if (chunk[i] != null)
-                            map.put(c * chunk.length + i, chunk[i]);
+                            map.put(((c * chunk.length + i) << shift) | index, chunk[i]);
                     }
                 }
                 return map;

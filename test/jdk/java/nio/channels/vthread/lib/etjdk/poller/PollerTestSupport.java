@@ -109,6 +109,7 @@ public final class PollerTestSupport {
     private static final Method REGISTRATIONS_GET;
     private static final Method REGISTRATIONS_SIZE;
     private static final Field REGISTRATIONS_CHUNKS;
+    private static final Field REGISTRATIONS_FD_SHIFT;
     private static final Field STATS;
     private static final Field STATS_REGISTRATIONS;
     private static final Field STATS_REUSED;
@@ -117,6 +118,8 @@ public final class PollerTestSupport {
     private static final Field STATS_DEREGISTRATIONS;
     private static final Object REGISTERED;
     private static final Object POLLED;
+    private static final Object REGISTERING;
+    private static final Object CLOSING;
     private static final int POLLIN;
 
     static {
@@ -133,9 +136,12 @@ public final class PollerTestSupport {
             REGISTRATIONS_GET = accessible(registrations.getDeclaredMethod("get", int.class));
             REGISTRATIONS_SIZE = accessible(registrations.getDeclaredMethod("size"));
             REGISTRATIONS_CHUNKS = accessible(registrations.getDeclaredField("chunks"));
+            REGISTRATIONS_FD_SHIFT = accessible(registrations.getDeclaredField("fdShift"));
             STATS = accessible(poller.getDeclaredField("stats"));
             REGISTERED = accessible(poller.getDeclaredField("REGISTERED")).get(null);
             POLLED = accessible(poller.getDeclaredField("POLLED")).get(null);
+            REGISTERING = accessible(poller.getDeclaredField("REGISTERING")).get(null);
+            CLOSING = accessible(poller.getDeclaredField("CLOSING")).get(null);
             Class<?> stats = Class.forName("sun.nio.ch.Poller$Stats");
             STATS_REGISTRATIONS = accessible(stats.getDeclaredField("registrations"));
             STATS_REUSED = accessible(stats.getDeclaredField("reusedRegistrations"));
@@ -232,26 +238,47 @@ public final class PollerTestSupport {
 
     /**
      * A copy of the poller's edge-triggered registrations, fd -> state, null if the
-     * poller is one-shot. Not atomic: take it when no thread polls.
+     * poller is one-shot. Not atomic: take it when no thread polls. The table is
+     * indexed by fd >>> log2(read pollers); the low bits are the poller's index.
      */
     public static Map<Integer, Object> registrationMap(Object poller) {
         Object registrations = registrations(poller);
         if (registrations == null)
             return null;
+        int shift = (Integer) get(REGISTRATIONS_FD_SHIFT, registrations);
+        int index = readPollers().indexOf(poller);
+        if (index < 0)
+            throw new IllegalArgumentException(poller + " is not a read poller");
         Map<Integer, Object> map = new TreeMap<>();
         Object[][] chunks = (Object[][]) get(REGISTRATIONS_CHUNKS, registrations);
         for (int c = 0; c < chunks.length; c++) {
             Object[] chunk = chunks[c];
             for (int i = 0; chunk != null && i < chunk.length; i++) {
                 if (chunk[i] != null)
-                    map.put(c * chunk.length + i, chunk[i]);
+                    map.put(((c * chunk.length + i) << shift) | index, chunk[i]);
             }
         }
         return map;
     }
 
+    /**
+     * The number of state slots that a poller's edge-triggered registrations table
+     * has allocated (its chunks times their size), 0 if the poller is one-shot.
+     */
+    public static long tableSlots(Object poller) {
+        Object registrations = registrations(poller);
+        if (registrations == null)
+            return 0;
+        long slots = 0;
+        for (Object[] chunk : (Object[][]) get(REGISTRATIONS_CHUNKS, registrations)) {
+            if (chunk != null)
+                slots += chunk.length;
+        }
+        return slots;
+    }
+
     /** The state of a file descriptor in its edge-triggered read poller. */
-    public enum State { NOT_EDGE_TRIGGERED, ABSENT, REGISTERED, POLLED, THREAD }
+    public enum State { NOT_EDGE_TRIGGERED, ABSENT, REGISTERED, POLLED, THREAD, REGISTERING, CLOSING }
 
     /** The raw state: null, REGISTERED, POLLED or a Thread; null if not edge-triggered. */
     public static Object rawState(int fd) {
@@ -270,6 +297,8 @@ public final class PollerTestSupport {
         if (s == null) return State.ABSENT;
         if (s == REGISTERED) return State.REGISTERED;
         if (s == POLLED) return State.POLLED;
+        if (s == REGISTERING) return State.REGISTERING;
+        if (s == CLOSING) return State.CLOSING;
         if (s instanceof Thread) return State.THREAD;
         throw new AssertionError("unknown state " + s);
     }
@@ -285,17 +314,25 @@ public final class PollerTestSupport {
     }
 
     /**
-     * A poll loop counter of a poller: "polls", "events", "masterParks",
-     * "lingerPolls" or "lingerHits".
+     * A poll loop counter of an edge-triggered poller: "polls", "events" or
+     * "masterParks"; -1 if the poller keeps no counters (one-shot pollers don't).
      */
     public static long pollCounter(Object poller, String name) {
+        Object stats = get(STATS, poller);
+        if (stats == null)
+            return -1;
         try {
-            Field f = Class.forName("sun.nio.ch.Poller").getDeclaredField(name);
+            Field f = stats.getClass().getDeclaredField(name);
             f.setAccessible(true);
-            return f.getLong(poller);
+            return f.getLong(stats);
         } catch (ReflectiveOperationException e) {
             throw new RuntimeException(e);
         }
+    }
+
+    /** true if the poller keeps counters (edge-triggered read pollers only). */
+    public static boolean hasCounters(Object poller) {
+        return get(STATS, poller) != null;
     }
 
     /** true if the sub-poller is parked on the master poller (mode 2 and 3). */
@@ -359,8 +396,16 @@ public final class PollerTestSupport {
      * channel does after its read attempt returned EAGAIN.
      */
     public static void pollIn(int fd, long nanos) throws IOException {
+        pollIn(fd, nanos, () -> true);
+    }
+
+    /**
+     * Invokes sun.nio.ch.Poller.poll(fd, POLLIN, nanos, isOpen) directly, as a
+     * channel does after its read attempt returned EAGAIN.
+     */
+    public static void pollIn(int fd, long nanos, BooleanSupplier isOpen) throws IOException {
         try {
-            POLL.invoke(null, fd, POLLIN, nanos, (BooleanSupplier) () -> true);
+            POLL.invoke(null, fd, POLLIN, nanos, isOpen);
         } catch (IllegalAccessException e) {
             throw new RuntimeException(e);
         } catch (InvocationTargetException e) {
@@ -368,6 +413,37 @@ public final class PollerTestSupport {
             if (e.getCause() instanceof RuntimeException re) throw re;
             if (e.getCause() instanceof Error err) throw err;
             throw new RuntimeException(e.getCause());
+        }
+    }
+
+    /**
+     * Invokes sun.nio.ch.Poller.Deregistration.beforeClose(fd), as a channel does
+     * once it is marked closed, before it closes the fd or dup2's over it.
+     */
+    public static void beforeClose(int fd) {
+        try {
+            Method m = Class.forName("sun.nio.ch.Poller$Deregistration")
+                    .getDeclaredMethod("beforeClose", FileDescriptor.class);
+            FileDescriptor fdObj = new FileDescriptor();
+            Method set = accessible(Class.forName("sun.nio.ch.IOUtil")
+                    .getDeclaredMethod("setfdVal", FileDescriptor.class, int.class));
+            set.invoke(null, fdObj, fd);
+            invoke(accessible(m), null, fdObj);
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /**
+     * Invokes the poll callback of the fd's read poller, as the poller thread does
+     * for an event of epoll_wait: here, a stale event for the number's previous file.
+     */
+    public static void polled(int fd) {
+        try {
+            Method m = Class.forName("sun.nio.ch.Poller").getDeclaredMethod("polled", int.class);
+            invoke(accessible(m), readPollerFor(fd), fd);
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
         }
     }
 
@@ -495,6 +571,8 @@ public final class PollerTestSupport {
                 State s = stateOf(e.getValue());
                 if (s == State.THREAD)
                     problems.add("fd " + fd + " has a waiter while no read is in progress: " + e.getValue());
+                if (s == State.REGISTERING || s == State.CLOSING)
+                    problems.add("fd " + fd + " is " + s + " while no read or close is in progress");
                 if (IS_LINUX && inode(fd) < 0)
                     problems.add("map entry for closed fd " + fd + " (" + s + ")");
             }
