@@ -9,6 +9,9 @@ set -euo pipefail
 
 tree=$ET_JDK_TOP/build/src
 [ -d "$tree/.git" ] || die "no working tree; run: bash configure"
+if [ -d "$tree/.git/rebase-merge" ] || [ -d "$tree/.git/rebase-apply" ]; then
+  die "build/src is in the middle of a rebase; finish it (git -C build/src rebase --continue) or abort it (git -C build/src rebase --abort) first"
+fi
 if [ -n "$(git -C "$tree" status --porcelain)" ]; then
   die "build/src has uncommitted changes; commit them first:
 $(git -C "$tree" status --porcelain | head -n 10 | sed 's/^/  /')"
