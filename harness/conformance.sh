@@ -477,6 +477,7 @@ done | sed "s|^$SRC/test/jdk/||" | sort -u | grep -vxF -f <(printf '%s\n' "$OWN_
 if $DRY_RUN; then
   IMAGE_ID=dry-run
 else
+  [ -f "$JDK/lib/modules" ] || die "$JDK is not a JDK image (no lib/modules): pass --jdk build/<conf>/images/jdk"
   IMAGE_ID=$( { "$JDK/bin/java" -version 2>&1
                 find "$JDK/lib" -maxdepth 2 -type f \( -name modules -o -name '*.so' \) | sort | xargs sha256sum | sed "s|$JDK/||"
               } | sha256sum | cut -c1-16)
@@ -523,8 +524,10 @@ run_jtreg() {  # factory config dir tests...
   local cmdline
   cmdline=$(quote_cmd "${CMD[@]}")
   # a completed run of the same command is kept with --resume (if the image is
-  # the same) and with --report-only
-  if $RESUME && [ -f "$dir/rc" ] && [ "$(cat "$dir/command.txt" 2>/dev/null)" = "$cmdline" ]; then
+  # the same) and with --report-only; a run killed by a signal (exit status 128 +
+  # signal, e.g. 137 for SIGKILL) did not complete and runs again
+  if $RESUME && [ -f "$dir/rc" ] && [ "$(cat "$dir/rc")" -lt 128 ] &&
+     [ "$(cat "$dir/command.txt" 2>/dev/null)" = "$cmdline" ]; then
     if [ "$(cat "$dir/image.txt" 2>/dev/null)" = "$IMAGE_ID" ]; then
       say "  kept the completed run in $dir"
       return

@@ -238,6 +238,21 @@ expect_failure "conformance: problem-list entry for a missing test" "no test jav
 printf '# why\njava/net/Socket/Basic.java 8000001 generic-all\n' > "$h/pl.txt"
 expect_success "conformance: a well-formed problem-list entry" conf --dry-run --groups test/jdk/java/net/Socket
 expect_failure "torture: --jdk is required" "--jdk IMAGE is required" "$top/harness/torture.sh" --jtreg "$h/jtreg"
+expect_failure "conformance: --jdk not an image" "is not a JDK image" conf --no-native --configs off --groups test/jdk/java/net/Socket --out "$h/resume.md"
+# --resume keeps a completed run and runs again one that was killed (exit 137)
+mkdir -p "$h/jdk/lib"; echo fake > "$h/jdk/lib/modules"
+resume_run() { conf --resume --no-native --no-rerun --configs off --groups test/jdk/java/net/Socket --out "$h/resume.md"; }
+resume_dir=$h/work/platform/off/java_net_Socket
+if resume_run > /dev/null 2>&1 && [ -f "$resume_dir/rc" ]; then
+  expect_output "conformance: --resume keeps a completed run" "kept the completed run" resume_run
+  if grep -q "kept the completed run" <<< "$(echo 137 > "$resume_dir/rc"; resume_run 2>&1)"; then
+    echo "FAIL: conformance: --resume kept a run killed by SIGKILL"; failed=$((failed + 1))
+  else
+    echo "PASS: conformance: --resume does not keep a killed run"; passed=$((passed + 1))
+  fi
+else
+  echo "FAIL: conformance: a run with the fake jtreg did not complete (no $resume_dir/rc)"; failed=$((failed + 1))
+fi
 
 # --- benchmark load guard (bench/lib/guard.sh) --------------------------------
 # Every entry point refuses a busy machine by default; --allow-busy goes on and
