@@ -23,37 +23,38 @@ say() { printf '%s: %s\n' "$prog" "$*" >&2; }
 # A group is a test path under TREE, or PATH!SUB,SUB for PATH without its
 # subdirectories SUB (which then are groups of their own).
 FULL_PLAN="
-platform test/jdk/java/net/vthread                   off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/net/Socket                    off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/net/ServerSocket              off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/net/DatagramSocket            off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/nio/channels                  off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/lang/Thread/virtual           off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/net/vthread                   off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/net/Socket                    off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/net/ServerSocket              off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/net/DatagramSocket            off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/net/SocketInputStream         off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/nio/channels                  off et-mode2 et-mode1 et-mode3
-virtual  test/jdk/java/lang/Thread/virtual           off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/net/httpclient/http3          off et-mode2 et-mode1 et-mode3
-platform test/jdk/java/net/httpclient/http2          off et-mode2 et-mode1 et-mode3
+platform test/jdk/java/net/vthread                   off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/net/Socket                    off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/net/ServerSocket              off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/net/DatagramSocket            off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/nio/channels                  off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/lang/Thread/virtual           off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/net/vthread                   off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/net/Socket                    off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/net/ServerSocket              off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/net/DatagramSocket            off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/net/SocketInputStream         off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/nio/channels                  off et-mode2 et-mode1 et-mode3 mode4
+virtual  test/jdk/java/lang/Thread/virtual           off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/net/httpclient/http3          off et-mode2 et-mode1 et-mode3 mode4
+platform test/jdk/java/net/httpclient/http2          off et-mode2 et-mode1 et-mode3 mode4
 platform test/jdk/java/net/httpclient!http2,http3    off et-mode2
 "
-FULL_CONFIGS="off et-mode2 et-mode1 et-mode3"
+FULL_CONFIGS="off et-mode2 et-mode1 et-mode3 mode4"
 # The quick plan, for every poller change (about 20 minutes here). Without 'off'
 # by default: a test that fails with the feature on is re-run with it off.
 QUICK_PLAN="
-platform test/jdk/java/net/vthread                   off et-mode2 et-mode1
-platform test/jdk/java/nio/channels/vthread          off et-mode2 et-mode1
-virtual  test/jdk/java/net/Socket                    off et-mode2 et-mode1
-virtual  test/jdk/java/nio/channels/SocketChannel    off et-mode2 et-mode1
-virtual  test/jdk/java/nio/channels/DatagramChannel  off et-mode2 et-mode1
-platform test/jdk/java/net/httpclient/http3          off et-mode2 et-mode1
+platform test/jdk/java/net/vthread                   off et-mode2 et-mode1 mode4
+platform test/jdk/java/nio/channels/vthread          off et-mode2 et-mode1 mode4
+virtual  test/jdk/java/net/Socket                    off et-mode2 et-mode1 mode4
+virtual  test/jdk/java/nio/channels/SocketChannel    off et-mode2 et-mode1 mode4
+virtual  test/jdk/java/nio/channels/DatagramChannel  off et-mode2 et-mode1 mode4
+platform test/jdk/java/net/httpclient/http3          off et-mode2 et-mode1 mode4
+platform test/jdk/java/lang/Thread/virtual           off mode4
 "
-QUICK_CONFIGS="et-mode2 et-mode1"
+QUICK_CONFIGS="et-mode2 et-mode1 mode4"
 # Order of the report's columns.
-CONFIG_ORDER="off et et-mode2 et-mode1 et-mode3"
+CONFIG_ORDER="off et et-mode2 et-mode1 et-mode3 mode4"
 FACTORY_ORDER="platform virtual"
 
 usage() {
@@ -78,7 +79,8 @@ and the exact jtreg commands.
                          (default: platform). PATH!SUB,... is PATH without its
                          subdirectories SUB.
   --configs "C ..."      configs among: off, et (feature on, default mode),
-                         et-mode1, et-mode2, et-mode3. With a plan: run only
+                         et-mode1, et-mode2, et-mode3, mode4 (carrier
+                         polling, ET by default). With a plan: run only
                          these of each group's configs (default: all of them;
                          --quick: $QUICK_CONFIGS)
   --factories "F ..."    test-thread factories among: platform (jtreg's own
@@ -192,6 +194,7 @@ config_opts() {
     off) echo "-vmoption:-Djdk.pollerEdgeTriggered=false" ;;
     et) echo "-vmoption:-Djdk.pollerEdgeTriggered=true" ;;
     et-mode[123]) echo "-vmoption:-Djdk.pollerEdgeTriggered=true -vmoption:-Djdk.pollerMode=${1#et-mode}" ;;
+    mode4) echo "-vmoption:-Djdk.pollerMode=4" ;;
     *) return 1 ;;
   esac
 }
@@ -200,6 +203,7 @@ config_title() {
     off) echo "off" ;;
     et) echo "ET on (default mode)" ;;
     et-mode[123]) echo "ET on, pollerMode ${1#et-mode}" ;;
+    mode4) echo "carrier polling, pollerMode 4 (ET)" ;;
   esac
 }
 factory_title() {
@@ -213,7 +217,7 @@ factory_title() {
 # -- the plan: ROW_F[i] factory, ROW_G[i] group, ROW_C[i] configs --
 ROW_F=() ROW_G=() ROW_C=()
 for c in $CONFIGS_ARG; do
-  config_opts "$c" >/dev/null || die "unknown config '$c' (expected off, et, et-mode1, et-mode2 or et-mode3)"
+  config_opts "$c" >/dev/null || die "unknown config '$c' (expected off, et, et-mode1, et-mode2, et-mode3 or mode4)"
 done
 for f in $FACTORIES_ARG; do
   factory_title "$f" >/dev/null || die "unknown factory '$f' (expected platform or virtual)"

@@ -185,7 +185,7 @@ t=$h/tree/test; mkdir -p "$t/jdk/java/net/httpclient/lib" "$t/jtreg_test_thread_
 touch "$t/jdk/TEST.ROOT" "$t/jdk/ProblemList.txt" "$t/jdk/ProblemList-Virtual.txt" "$t/jtreg_test_thread_factory/src/share/classes/Virtual.java"
 for f in net/Socket/Basic.java net/vthread/V.java net/httpclient/Plain.java net/httpclient/http2/H2.java \
          net/httpclient/http3/H3.java nio/channels/vthread/V.java nio/channels/SocketChannel/S.java \
-         nio/channels/DatagramChannel/D.java; do
+         nio/channels/DatagramChannel/D.java lang/Thread/virtual/T.java; do
   mkdir -p "$(dirname "$t/jdk/java/$f")"
   printf '/*\n * @test\n * @run main X\n */\nclass X {}\n' > "$t/jdk/java/$f"
 done
@@ -225,8 +225,10 @@ if grep -q ' test/jdk/java/net/httpclient/Plain.java$' <<< "$out" && ! grep -q '
 else
   echo "FAIL: conformance: a group without its subdirectories, got:"; sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
 fi
-expect_output "conformance: the quick plan runs ET modes 2 and 1" \
-  "virtual +test/jdk/java/net/Socket .*et-mode2 et-mode1$" conf --dry-run --quick
+expect_output "conformance: the quick plan runs ET modes 2 and 1 and carrier polling" \
+  "virtual +test/jdk/java/net/Socket .*et-mode2 et-mode1 mode4$" conf --dry-run --quick
+expect_output "conformance: mode4 sets jdk.pollerMode=4 only" \
+  "vmoption:-Djdk.pollerMode=4 test/jdk/java/lang/Thread/virtual" conf --dry-run --quick --configs mode4
 printf '# why\ntest/jdk/java/net/Socket/Basic.java 0000000 generic-all\n' > "$h/pl.txt"
 expect_failure "conformance: problem-list path not relative to test/jdk" "must be relative to test/jdk" conf --dry-run --groups test/jdk/java/net/Socket
 printf 'java/net/Socket/Basic.java 8000001 generic-all\n' > "$h/pl.txt"

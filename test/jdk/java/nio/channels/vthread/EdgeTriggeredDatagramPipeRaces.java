@@ -46,6 +46,15 @@
  *     -Djdk.pollerEdgeTriggered=true -Djdk.pollerMode=2 EdgeTriggeredDatagramPipeRaces
  */
 
+/*
+ * @test id=mode4
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open
+ * @run junit/othervm/timeout=300 --enable-native-access=ALL-UNNAMED
+ *     -Djdk.pollerMode=4 EdgeTriggeredDatagramPipeRaces
+ */
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;

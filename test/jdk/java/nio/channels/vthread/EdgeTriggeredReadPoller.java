@@ -48,6 +48,15 @@
  */
 
 /*
+ * @test id=mode4
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open
+ * @run junit/othervm/timeout=300 --enable-native-access=ALL-UNNAMED
+ *     -Djdk.pollerMode=4 EdgeTriggeredReadPoller
+ */
+
+/*
  * @test id=et-mode3
  * @requires os.family == "linux"
  * @library /test/lib lib

@@ -98,6 +98,24 @@
  *                   -Djdk.virtualThreadScheduler.parallelism=2 MissedEdgeRace
  */
 
+/*
+ * @test id=mode4-p1
+ * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, parallelism 1
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.virtualThreadScheduler.parallelism=1 MissedEdgeRace
+ */
+
+/*
+ * @test id=mode4-p2
+ * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, parallelism 2
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.virtualThreadScheduler.parallelism=2 MissedEdgeRace
+ */
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;

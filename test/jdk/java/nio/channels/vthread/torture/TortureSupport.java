@@ -85,12 +85,15 @@ final class TortureSupport {
 
     /**
      * True if the read pollers of this JVM are expected to be edge-triggered: the
-     * feature is on and the poller mode is 1 or 2 (2 is the default on Linux).
+     * poller mode is 1, 2 (the default on Linux) or 4, and jdk.pollerEdgeTriggered
+     * is true, or not set while the mode is set explicitly.
      */
     static boolean expectEdgeTriggered() {
-        boolean on = "true".equals(System.getProperty("jdk.pollerEdgeTriggered"));
-        String mode = System.getProperty("jdk.pollerMode", "2");
-        return on && (mode.equals("1") || mode.equals("2"));
+        String et = System.getProperty("jdk.pollerEdgeTriggered");
+        String mode = System.getProperty("jdk.pollerMode");
+        boolean on = (et != null) ? et.equals("true") : (mode != null);
+        String m = (mode != null) ? mode : "2";
+        return on && (m.equals("1") || m.equals("2") || m.equals("4"));
     }
 
     // -- iteration budget --

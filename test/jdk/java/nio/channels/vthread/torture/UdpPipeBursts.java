@@ -57,6 +57,24 @@
  */
 
 /*
+ * @test id=mode4
+ * @summary Torture: UDP and pipe bursts, carrier polling (pollerMode 4), edge-triggered
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 UdpPipeBursts
+ */
+
+/*
+ * @test id=mode4-p1
+ * @summary Torture: UDP and pipe bursts, carrier polling (pollerMode 4), edge-triggered, parallelism 1
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.virtualThreadScheduler.parallelism=1 UdpPipeBursts
+ */
+
+/*
  * @test id=et-readPollers1
  * @summary Torture: UDP and pipe bursts, edge-triggered read pollers, a single read poller
  * @requires os.family == "linux"

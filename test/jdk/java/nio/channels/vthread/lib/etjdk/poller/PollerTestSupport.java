@@ -83,13 +83,13 @@ public final class PollerTestSupport {
 
     /**
      * true if the test's options ask for edge-triggered read pollers:
-     * -Djdk.pollerEdgeTriggered=true, or an explicit -Djdk.pollerMode=1|2 with
+     * -Djdk.pollerEdgeTriggered=true, or an explicit -Djdk.pollerMode=1|2|4 with
      * jdk.pollerEdgeTriggered not set (mode 3 read pollers stay one-shot anyway).
      */
     public static final boolean ET_REQUESTED = switch (String.valueOf(
             System.getProperty("jdk.pollerEdgeTriggered"))) {
         case "true" -> true;
-        case "null" -> POLLER_MODE.equals("1") || POLLER_MODE.equals("2");
+        case "null" -> POLLER_MODE.equals("1") || POLLER_MODE.equals("2") || POLLER_MODE.equals("4");
         default -> false;
     };
 
@@ -522,6 +522,29 @@ public final class PollerTestSupport {
     }
 
     /**
+     * The registrations of a poller's epoll instance, without its own wakeup
+     * eventfd (pollerMode 4's read poller, pollerMode 3's sub-pollers).
+     */
+    public static Map<Integer, List<Long>> pollerTargets(Object poller) {
+        Map<Integer, List<Long>> targets = epollTargets(epfd(poller));
+        try {
+            Field f = poller.getClass().getDeclaredField("eventfd");
+            f.setAccessible(true);
+            Object eventfd = f.get(poller);
+            if (eventfd != null) {
+                Method efd = eventfd.getClass().getDeclaredMethod("efd");
+                efd.setAccessible(true);
+                targets.remove((Integer) efd.invoke(eventfd));
+            }
+        } catch (NoSuchFieldException e) {
+            // not an EPollPoller
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+        return targets;
+    }
+
+    /**
      * Checks, for the edge-triggered read poller of a closed fd, that the kernel has
      * no registration under that number. Returns null if fine, else a description of
      * the problem. Always fine when not edge-triggered.
@@ -578,7 +601,7 @@ public final class PollerTestSupport {
             }
             if (IS_LINUX) {
                 int epfd = epfd(p);
-                Map<Integer, List<Long>> kernel = epollTargets(epfd);
+                Map<Integer, List<Long>> kernel = pollerTargets(p);
                 if (!kernel.keySet().equals(snapshot.keySet())) {
                     var onlyKernel = new TreeSet<>(kernel.keySet());
                     onlyKernel.removeAll(snapshot.keySet());

@@ -1,0 +1,336 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ *
+ * This code is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License
+ * version 2 for more details (a copy is included in the LICENSE file that
+ * accompanied this code).
+ *
+ * You should have received a copy of the GNU General Public License version
+ * 2 along with this work; if not, write to the Free Software Foundation,
+ * Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1301 USA.
+ */
+
+/*
+ * @test id=mode4-p1
+ * @summary Carrier polling (jdk.pollerMode=4): the wake protocol between an idle
+ *     carrier blocked in the read poller and the paths that release work, the
+ *     watchdog when every carrier is busy or pinned, and data integrity
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
+ */
+
+/*
+ * @test id=mode4-p2
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPolling
+ */
+
+/*
+ * @test id=mode4-oneshot-p1
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerEdgeTriggered=false
+ *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
+ */
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import jdk.test.lib.thread.VThreadPinner;
+
+public class CarrierPolling {
+    // a wait that ends here is a hang: the message says what did not happen
+    private static final long WATCHDOG_SECONDS = 60;
+    private static final int SUBMIT_ITERATIONS = Integer.getInteger("iterations", 20_000);
+    private static final int SLEEP_ITERATIONS = 500;
+    private static final int PARALLELISM =
+            Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
+
+    public static void main(String[] args) throws Exception {
+        try (var idle = new Pair()) {
+            // a virtual thread parked in a read for the whole test: the poller has a
+            // waiter, so idle carriers block in it rather than park
+            Thread idleReader = idle.startReader();
+            awaitParked(idleReader, "the idle reader to park in its read");
+
+            submitRace();
+            timedParks();
+            busyCarriers();
+            pinnedReader();
+            echo(50, 500);
+
+            idle.peer.write(ByteBuffer.wrap(new byte[] { 42 }));
+            join(idleReader, "the idle reader to read its byte");
+            if (idle.readValue.get() != 42) {
+                throw new RuntimeException("idle reader read " + idle.readValue.get());
+            }
+        }
+        String counters = sun.nio.ch.Poller.readPollers().toString();
+        System.out.println("read pollers: " + counters);
+        long blockingPolls = counter(counters, "blocking polls");
+        if (blockingPolls == 0) {
+            throw new RuntimeException("no carrier ever blocked in the read poller: "
+                    + "the test did not exercise carrier polling: " + counters);
+        }
+    }
+
+    /**
+     * A task submitted from a platform thread while the only idle carrier polls or
+     * is about to block in the poller runs: signalWork finds no idle carrier on the
+     * stack and wakes the poller. Each iteration starts one virtual thread right
+     * after the previous one ended, when its carrier is going idle.
+     */
+    static void submitRace() throws Exception {
+        for (int i = 0; i < SUBMIT_ITERATIONS; i++) {
+            var ran = new CountDownLatch(1);
+            Thread.ofVirtual().start(ran::countDown);
+            if (!ran.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("submit race, iteration " + i + " of "
+                        + SUBMIT_ITERATIONS + ": a virtual thread started from a platform"
+                        + " thread did not run in " + WATCHDOG_SECONDS + " s (the carrier"
+                        + " blocked in the read poller was not woken); read pollers: "
+                        + sun.nio.ch.Poller.readPollers());
+            }
+        }
+        System.out.println("submit race: " + SUBMIT_ITERATIONS + " iterations");
+    }
+
+    /**
+     * A timed park wakes while the only idle carrier is blocked in the poller: the
+     * delayed-task thread submits the continuation, which wakes the poller.
+     */
+    static void timedParks() throws Exception {
+        Thread sleeper = Thread.ofVirtual().start(() -> {
+            for (int i = 0; i < SLEEP_ITERATIONS; i++) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            }
+        });
+        join(sleeper, SLEEP_ITERATIONS + " timed parks of 1 ms to wake (a timed park"
+                + " did not wake the carrier blocked in the read poller)");
+        System.out.println("timed parks: " + SLEEP_ITERATIONS);
+    }
+
+    /**
+     * Data arriving while every carrier runs a CPU-bound virtual thread that never
+     * yields is polled by the watchdog: the reader becomes runnable while the
+     * spinners still spin.
+     */
+    static void busyCarriers() throws Exception {
+        try (var pair = new Pair()) {
+            Thread reader = pair.startReader();
+            awaitParked(reader, "the reader to park in its read");
+            var stop = new AtomicBoolean();
+            var noticed = new AtomicBoolean();
+            var started = new CountDownLatch(PARALLELISM);
+            List<Thread> spinners = new ArrayList<>();
+            // one deadline for all: a spinner that ends polls between tasks, and the
+            // others must not take that for the watchdog
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            for (int i = 0; i < PARALLELISM; i++) {
+                spinners.add(Thread.ofVirtual().start(() -> {
+                    started.countDown();
+                    while (!stop.get() && System.nanoTime() < deadline) {
+                        if (reader.getState() != Thread.State.WAITING
+                                && System.nanoTime() < deadline) {
+                            noticed.set(true);
+                            stop.set(true);
+                        }
+                        Thread.onSpinWait();
+                    }
+                }));
+            }
+            if (!started.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("the spinners did not start on every carrier");
+            }
+            long start = System.nanoTime();
+            pair.peer.write(ByteBuffer.wrap(new byte[] { 7 }));
+            for (Thread t : spinners) {
+                join(t, "a spinner to stop");
+            }
+            if (!noticed.get()) {
+                throw new RuntimeException("busy carriers: data written to a reader's socket"
+                        + " while every carrier ran a CPU-bound virtual thread was not"
+                        + " polled in " + WATCHDOG_SECONDS + " s (no watchdog poll); read"
+                        + " pollers: " + sun.nio.ch.Poller.readPollers());
+            }
+            System.out.printf("busy carriers: reader runnable after %.1f ms%n",
+                    (System.nanoTime() - start) / 1e6);
+            join(reader, "the reader to read its byte");
+            if (pair.readValue.get() != 7) {
+                throw new RuntimeException("reader read " + pair.readValue.get());
+            }
+        }
+    }
+
+    /**
+     * A reader pinned to its carrier (a native frame) parks the carrier itself;
+     * its data is polled by another idle carrier or by the watchdog.
+     */
+    static void pinnedReader() throws Exception {
+        try (var pair = new Pair()) {
+            var value = new AtomicReference<Integer>();
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    VThreadPinner.runPinned(() -> {
+                        ByteBuffer bb = ByteBuffer.allocate(1);
+                        pair.channel.read(bb);
+                        value.set((int) bb.get(0));
+                    });
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            awaitParked(reader, "the pinned reader to park in its read");
+            pair.peer.write(ByteBuffer.wrap(new byte[] { 9 }));
+            join(reader, "the pinned reader to read its byte (nobody polled while its"
+                    + " carrier was pinned)");
+            if (value.get() == null || value.get() != 9) {
+                throw new RuntimeException("pinned reader read " + value.get());
+            }
+            System.out.println("pinned reader: ok");
+        }
+    }
+
+    /**
+     * Echo over many connections, every byte checked.
+     */
+    static void echo(int connections, int roundTrips) throws Exception {
+        List<Pair> pairs = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        var failure = new AtomicReference<Throwable>();
+        try {
+            for (int i = 0; i < connections; i++) {
+                Pair pair = new Pair();
+                pairs.add(pair);
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        ByteBuffer bb = ByteBuffer.allocate(1);
+                        for (int r = 0; r < roundTrips; r++) {
+                            bb.clear();
+                            if (pair.peer.read(bb) != 1) throw new IOException("EOF");
+                            bb.flip();
+                            pair.peer.write(bb);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        ByteBuffer bb = ByteBuffer.allocate(1);
+                        for (int r = 0; r < roundTrips; r++) {
+                            bb.clear().put((byte) r).flip();
+                            pair.channel.write(bb);
+                            bb.clear();
+                            if (pair.channel.read(bb) != 1) throw new IOException("EOF");
+                            if (bb.get(0) != (byte) r) {
+                                throw new IOException("round trip " + r + ": got " + bb.get(0));
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                join(t, connections + " echo connections to do " + roundTrips + " round trips");
+            }
+        } finally {
+            for (Pair pair : pairs) pair.close();
+        }
+        if (failure.get() != null) {
+            throw new RuntimeException("echo failed", failure.get());
+        }
+        System.out.println("echo: " + connections + " x " + roundTrips + " round trips");
+    }
+
+    /** A connected pair of socket channels; the reader reads one byte from channel. */
+    static class Pair implements AutoCloseable {
+        final SocketChannel channel;
+        final SocketChannel peer;
+        final AtomicReference<Integer> readValue = new AtomicReference<>();
+
+        Pair() throws IOException {
+            var loopback = InetAddress.getLoopbackAddress();
+            try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0))) {
+                channel = SocketChannel.open(listener.getLocalAddress());
+                peer = listener.accept();
+            }
+        }
+
+        Thread startReader() {
+            return Thread.ofVirtual().start(() -> {
+                try {
+                    ByteBuffer bb = ByteBuffer.allocate(1);
+                    if (channel.read(bb) == 1) {
+                        readValue.set((int) bb.get(0));
+                    }
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+            peer.close();
+        }
+    }
+
+    static void awaitParked(Thread t, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+        while (t.getState() != Thread.State.WAITING) {
+            if (System.nanoTime() > deadline) {
+                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
+                        + ", state " + t.getState());
+            }
+            Thread.sleep(1);  // polling the state, not synchronising
+        }
+    }
+
+    static void join(Thread t, String what) throws InterruptedException {
+        if (!t.join(java.time.Duration.ofSeconds(WATCHDOG_SECONDS))) {
+            throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
+                    + "; read pollers: " + sun.nio.ch.Poller.readPollers());
+        }
+    }
+
+    static long counter(String text, String name) {
+        Matcher m = Pattern.compile(Pattern.quote(name) + " = (\\d+)").matcher(text);
+        if (!m.find()) {
+            throw new RuntimeException("no counter '" + name + "' in " + text);
+        }
+        return Long.parseLong(m.group(1));
+    }
+}
