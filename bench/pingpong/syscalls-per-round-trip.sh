@@ -33,6 +33,8 @@ Options (defaults in brackets):
   --variant NAME='OPTS'  a variant: its name and JVM options; repeatable. The first
                          is the baseline of the ratios. [ONESHOT='-Djdk.pollerEdgeTriggered=false'
                          ET='-Djdk.pollerEdgeTriggered=true']
+  --variant-jdk NAME=DIR run variant NAME with the JDK in DIR instead of --jdk
+                         (e.g. a pristine upstream build as the baseline)
   --pairs N              runs of every variant, alternating A B A B [5]
   --clients N            virtual-thread clients [100]
   --round-trips N        ping-pong: round trips per client [10000]
@@ -58,6 +60,7 @@ EOF
 jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0
 delay_us=50 size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
+declare -A vjdk=()
 orig_args=("$@")
 # waiting-client.sh adds --waiting-client: record the command as typed
 [[ $ME == waiting-client.sh && ${1:-} == --waiting-client ]] && orig_args=("${@:2}")
@@ -69,6 +72,10 @@ while [[ $# -gt 0 ]]; do
       need "$@"
       [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*= ]] || die "--variant needs NAME='JVM options' (a name of letters, digits, _ or -), got '$2'"
       vnames+=("${2%%=*}"); vopts+=("${2#*=}"); shift 2 ;;
+    --variant-jdk)
+      need "$@"
+      [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=. ]] || die "--variant-jdk needs NAME=DIR, got '$2'"
+      vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --clients) need "$@"; clients=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
@@ -110,6 +117,11 @@ if (( ${#vnames[@]} == 0 )); then
 fi
 declare -A seen=()
 for n in "${vnames[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given twice"; seen[$n]=1; done
+for n in "${!vjdk[@]}"; do
+  [[ -n ${seen[$n]:-} ]] || die "--variant-jdk $n: no --variant named $n"
+  [[ -x ${vjdk[$n]}/bin/java ]] || die "--variant-jdk $n=${vjdk[$n]}: no bin/java there (build it, or fix the path)"
+  vjdk[$n]=$(cd "${vjdk[$n]}" && pwd)
+done
 if [[ -n $out ]]; then
   [[ $out == *.md ]] || die "--out must name a .md file, got '$out'"
   case $out in /*) ;; *) out=$PWD/$out ;; esac
@@ -158,6 +170,9 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
   else
     echo "round_trips=$rt"
   fi
+  for n in "${!vjdk[@]}"; do
+    echo "variant_jdk_$n=${vjdk[$n]}"; echo "variant_jdk_version_$n=$("${vjdk[$n]}/bin/java" -version 2>&1 | head -1)"
+  done
 } >"$raw/config.env"
 printf 'name\topts\n' >"$raw/variants.tsv"
 for i in "${!vnames[@]}"; do printf '%s\t%s\n' "${vnames[$i]}" "${vopts[$i]}" >>"$raw/variants.tsv"; done
@@ -170,6 +185,7 @@ trap 'stop_peer; guard_unlock' EXIT
 # run_one PAIR INDEX: one JVM of one variant
 run_one() {
   local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 port rc=0
+  local java=${vjdk[${vnames[$2]}]:-$jdk}/bin/java
   local -a opts
   read -r -a opts <<<"${vopts[$i]}"
   dir=$raw/runs/$(printf 'p%02d-%s' "$pair" "$name")
@@ -187,13 +203,13 @@ run_one() {
     mkfifo "$dir/perf-ctl" "$dir/perf-ack"
     taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
-      "$jdk/bin/java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$port" \
+      "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$port" \
       --clients "$clients" --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   else
-    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$jdk/bin/java" "${opts[@]}" "${jvm_args[@]}" \
+    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
       -cp "$raw/classes" PingPong "$clients" "$rt" >"$dir/out.log" 2>&1 || rc=$?
   fi
   t1=$(date +%s.%N); psi1=$(guard_psi_total)

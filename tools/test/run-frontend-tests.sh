@@ -288,6 +288,10 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" "$T25" 1 2 10
   expect_failure "waiting client refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --jdk "$T25"
+  expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk B="$T25"
+  expect_failure "pingpong: --variant-jdk without a JDK there" "no bin/java there" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
   expect_failure "bench-e2e (bench/e2e/run.sh) refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md"
   # past the guard, a --connections no machine here allows stops it before any JVM
