@@ -109,7 +109,8 @@ public abstract class CarrierPoller {
 
     /**
      * Polls without blocking, if no other thread holds the poller and the last poll
-     * is long enough ago. Invoked by a carrier between two tasks; does not throw.
+     * is long enough ago; the virtual threads whose file descriptors are ready are
+     * unparked as usual. Invoked by a carrier between two tasks; does not throw.
      */
     public abstract void pollBetweenTasks();
 }
