@@ -20,14 +20,17 @@ import java.util.Arrays;
  * Single-connection latency: one virtual-thread client with a java.net.Socket
  * writes one byte and blocks reading the reply from PingPong's one-thread Selector
  * echo server; WARMUP round trips, then ROUND_TRIPS timed ones, each timed with
- * System.nanoTime. Prints the percentiles of the timed round trips.
+ * System.nanoTime. Prints the percentiles of the timed round trips. With perf stat's
+ * control FIFOs (perf stat -D -1 --control fifo:CTL,ACK), perf counts the timed
+ * round trips only.
  *
- *   java Latency [roundTrips=200000] [warmup=50000]
+ *   java Latency [roundTrips=200000] [warmup=50000] [CTL ACK]
  */
 public class Latency {
     public static void main(String[] args) throws Exception {
         int roundTrips = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+        WaitingClient.Perf perf = args.length > 3 ? new WaitingClient.Perf(args[2], args[3]) : null;
 
         var loopback = InetAddress.getLoopbackAddress();
         var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
@@ -41,11 +44,13 @@ public class Latency {
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
                 for (int r = -warmup; r < roundTrips; r++) {
+                    if (r == 0 && perf != null) perf.command("enable");
                     long t0 = System.nanoTime();
                     out.write(r);
                     if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
                     if (r >= 0) nanos[r] = System.nanoTime() - t0;
                 }
+                if (perf != null) perf.command("disable");
             } catch (Exception e) {
                 e.printStackTrace();
                 System.exit(1);

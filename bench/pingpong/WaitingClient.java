@@ -98,7 +98,7 @@ public class WaitingClient {
     }
 
     /** perf stat --control fifo:CTL,ACK: write a command, wait for "ack". */
-    static final class Perf {
+    static final class Perf {  // also used by Latency
         final OutputStream ctl;
         final BufferedReader ack;
         Perf(String ctlPath, String ackPath) throws Exception {

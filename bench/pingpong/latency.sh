@@ -1,50 +1,128 @@
 #!/usr/bin/env bash
-# latency.sh JDK [pairs=5] [roundTrips=200000] [--variant NAME='JVM options' ...] [-- JVM options for all]
-# Single-connection latency (Latency.java: 1 virtual-thread client, 1 byte,
-# PingPong's Selector echo server), variants alternating A B A B; prints the
-# percentiles per run and the per-pair ratios to the first variant.
+# Single-connection latency: Latency.java (1 virtual-thread client, 1 byte) against
+# PingPong's Selector echo server in the same JVM; variants alternate A B C A B C;
+# per run the percentiles, and, from perf stat, context switches and CPU per round
+# trip; then medians [min-max] and per-pair ratios to the first variant.
 set -euo pipefail
-jdk=${1:?usage: $0 JDK [pairs] [roundTrips] [--variant NAME='OPTS' ...] [-- JVM options]}
-pairs=${2:-5} rt=${3:-200000}
-shift $(( $# < 3 ? $# : 3 ))
+ME=${0##*/}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+  cat <<EOF
+Usage: bench/pingpong/$ME --jdk DIR [options]
+       bench/pingpong/$ME JDK [pairs] [roundTrips] [--variant NAME='OPTS' ...] [-- JVM options]
+
+Options (defaults in brackets):
+  --jdk DIR              JDK under test
+  --variant NAME='OPTS'  a variant: its name and JVM options; repeatable; the first is
+                         the baseline of the ratios [ONESHOT='-Djdk.pollerEdgeTriggered=false'
+                         ET='-Djdk.pollerEdgeTriggered=true']
+  --variant-jdk NAME=DIR run variant NAME with the JDK in DIR (e.g. pristine upstream)
+  --pairs N              runs of every variant, alternating [5]
+  --round-trips N        round trips per run [200000]
+  --jvm-args "OPTS"      JVM options for every variant (also: after --)
+  --allow-busy           run even if the machine is busy (the output says so)
+  -h, --help             this text
+EOF
+}
+
+jdk="" pairs=5 rt=200000 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
+declare -A vjdk=()
+need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
+die() { echo "$ME: error: $*" >&2; exit 1; }
+positional=0
 while (( $# )); do
   case $1 in
-    --variant) names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
-    --) shift; common=("$@"); break ;;
-    *) echo "latency.sh: unknown argument '$1'" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --variant) need "$@"; [[ $2 == *=* ]] || die "--variant needs NAME='JVM options', got '$2'"
+               names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
+    --variant-jdk) need "$@"; [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=. ]] || die "--variant-jdk needs NAME=DIR, got '$2'"
+                   vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
+    --allow-busy) allow_busy=1; shift ;;
+    --) shift; common+=("$@"); break ;;
+    --*) die "unknown option '$1' (see --help)" ;;
+    *) # the old positional form: JDK [pairs] [roundTrips]
+       case $positional in
+         0) jdk=$1 ;; 1) pairs=$1 ;; 2) rt=$1 ;; *) die "unexpected argument '$1' (see --help)" ;;
+       esac
+       positional=$((positional + 1)); shift ;;
   esac
 done
+[[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR)"; }
+[[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
+[[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
+[[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
 if (( ${#names[@]} == 0 )); then
   names=(ONESHOT ET); opts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
 fi
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/guard.sh"
-guard_check "${ALLOW_BUSY:-0}"
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-"$jdk/bin/javac" -d "$work/classes" "$here/PingPong.java" "$here/Latency.java"
-echo "variant run p50_us p90_us p99_us p99.9_us max_us load1"
+declare -A seen=()
+for n in "${names[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given twice"; seen[$n]=1; done
+for n in "${!vjdk[@]}"; do
+  [[ -n ${seen[$n]:-} ]] || die "--variant-jdk $n: no --variant named $n"
+  [[ -x ${vjdk[$n]}/bin/java ]] || die "--variant-jdk $n=${vjdk[$n]}: no bin/java there (build it, or fix the path)"
+done
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+(( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
+
+. "$HERE/../lib/guard.sh"
+guard_init "$ME" "$allow_busy"
+guard_check start "the first run"
+guard_lock
+work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
+"$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt jvm_args=${common[*]:-}"
+for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
+echo "variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
+first=1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
+    if (( first )); then first=0; else guard_check between "${names[$v]}, pair $i"; fi
+    java=${vjdk[${names[$v]}]:-$jdk}/bin/java
+    load0=$(cut -d' ' -f1 /proc/loadavg)
+    rm -f "$work/ctl" "$work/ack"; mkfifo "$work/ctl" "$work/ack"
+    # perf counts the timed round trips only (Latency enables it after the warm-up)
     # shellcheck disable=SC2086
-    "$jdk/bin/java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" > "$work/run" 2>&1 \
-      || { cat "$work/run" >&2; exit 1; }
-    awk -v v="${names[$v]}" -v i="$i" -v load="$(cut -d' ' -f1 /proc/loadavg)" '
+    perf stat -x, -o "$work/perf.csv" -e task-clock,context-switches -D -1 \
+      --control "fifo:$work/ctl,$work/ack" -- \
+      "$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" 50000 "$work/ctl" "$work/ack" \
+      > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
+    awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
+        -v perf="$work/perf.csv" '
       /^p50 us:/ {a=$3} /^p90 us:/ {b=$3} /^p99 us:/ {c=$3} /^p99.9 us:/ {d=$3} /^max us:/ {e=$3}
-      END { print v, i, a, b, c, d, e, load }' "$work/run"
+      END {
+        FS=","
+        while ((getline line < perf) > 0) {
+          split(line, f, ",")
+          if (f[3] == "task-clock") cpu = f[1]          # ms
+          if (f[3] == "context-switches") cs = f[1]
+        }
+        printf "%s %d %s %s %s %s %s %.3f %.2f %s %s\n", v, i, a, b, c, d, e, cs / rt, cpu * 1000 / rt, l0, l1
+      }' "$work/run"
   done
 done | tee "$work/all"
+[[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 - "$work/all" "${names[0]}" <<'PY'
 import sys, statistics as st
-rows=[l.split() for l in open(sys.argv[1]) if not l.startswith('variant')]
-base=sys.argv[2]; cols=['p50','p90','p99','p99.9','max']
-by={}
-for r in rows: by.setdefault(r[0],{})[int(r[1])]=[float(x) for x in r[2:7]]
-print('\n| variant | ' + ' | '.join(c+' µs' for c in cols) + ' |'); print('|---'*(len(cols)+1)+'|')
-for v,runs in by.items():
-    print('| %s | '%v + ' | '.join('%.1f [%.1f–%.1f]'%(st.median(x),min(x),max(x)) for x in zip(*runs.values())) + ' |')
-for v,runs in by.items():
-    if v==base: continue
-    rat=[[a/b for a,b in zip(runs[i],by[base][i])] for i in runs if i in by[base]]
-    print('| **%s ÷ %s** (per pair) | '%(v,base) + ' | '.join('%.3f [%.3f–%.3f]'%(st.median(x),min(x),max(x)) for x in zip(*rat)) + ' |')
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith(('variant', '#'))]
+base = sys.argv[2]
+cols = ['p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'cs/rt', 'CPU µs/rt']
+by = {}
+for r in rows:
+    by.setdefault(r[0], {})[int(r[1])] = [float(x) for x in r[2:9]]
+print('\n| variant | ' + ' | '.join(cols) + ' |')
+print('|---' * (len(cols) + 1) + '|')
+for v, runs in by.items():
+    print('| %s | ' % v + ' | '.join('%.2f [%.2f–%.2f]' % (st.median(x), min(x), max(x))
+                                   for x in zip(*runs.values())) + ' |')
+for v, runs in by.items():
+    if v == base:
+        continue
+    rat = [[a / b if b else float('nan') for a, b in zip(runs[i], by[base][i])] for i in runs if i in by[base]]
+    print('| **%s ÷ %s** (per pair) | ' % (v, base) + ' | '.join(
+        '%.3f [%.3f–%.3f]' % (st.median(x), min(x), max(x)) for x in zip(*rat)) + ' |')
 PY

@@ -288,6 +288,12 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" "$T25" 1 2 10
   expect_failure "waiting client refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --jdk "$T25"
+  expect_output "latency: --help prints the usage without the load guard" "Usage: bench/pingpong/latency.sh" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --help
+  expect_failure "latency refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1
+  expect_failure "latency: --variant-jdk without a JDK there" "no bin/java there" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
   expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk B="$T25"
   expect_failure "pingpong: --variant-jdk without a JDK there" "no bin/java there" \
