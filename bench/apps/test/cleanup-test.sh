@@ -47,7 +47,8 @@ interrupt_case() {
     kill -KILL -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     return
   fi
-  sleep 1
+  # signal at once: the measured window is short in --quick, and a loaded machine
+  # could otherwise see the run end before the signal
   if [ "$target" = group ]; then kill -"$sig" -- -"$pid"; else kill -"$sig" "$pid"; fi
   for ((i = 0; i < 900; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$pid" 2>/dev/null; then
