@@ -24,10 +24,13 @@ import java.util.concurrent.TimeUnit;
  * (java IdleConnections.java peer PORTFILE). After a short burst of 1-byte round
  * trips on every connection (so read pollers have registered them and sub-pollers
  * have lingered), the program prints its CPU time (utime + stime from
- * /proc/self/stat) over SECONDS seconds of silence.
+ * /proc/self/stat) over SECONDS seconds of silence. With CONNECTIONS = 0 it is a
+ * JVM with nothing to do (PORT is then not used). With perf stat's control
+ * FIFOs (perf stat -D -1 --control fifo:CTL,ACK), perf counts the silent
+ * window only.
  *
  *   java IdleConnections.java peer PORTFILE
- *   java IdleConnections.java client PORT [connections=10000] [seconds=60]
+ *   java IdleConnections client PORT [connections=10000] [seconds=60] [CTL ACK]
  */
 public class IdleConnections {
     public static void main(String[] args) throws Exception {
@@ -36,7 +39,8 @@ public class IdleConnections {
         } else {
             client(Integer.parseInt(args[1]),
                     args.length > 2 ? Integer.parseInt(args[2]) : 10_000,
-                    args.length > 3 ? Integer.parseInt(args[3]) : 60);
+                    args.length > 3 ? Integer.parseInt(args[3]) : 60,
+                    args.length > 5 ? new WaitingClient.Perf(args[4], args[5]) : null);
         }
     }
 
@@ -62,7 +66,8 @@ public class IdleConnections {
         }
     }
 
-    private static void client(int port, int connections, int seconds) throws Exception {
+    private static void client(int port, int connections, int seconds, WaitingClient.Perf perf)
+            throws Exception {
         var loopback = InetAddress.getLoopbackAddress();
         var answered = new CountDownLatch(connections);
         List<Thread> readers = new ArrayList<>();
@@ -86,11 +91,13 @@ public class IdleConnections {
                     + answered.getCount() + " left");
             System.exit(1);
         }
+        if (perf != null) perf.command("enable");
         long t0 = cpuTicks();
         long n0 = System.nanoTime();
         Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));   // the measured idle window
         long ticks = cpuTicks() - t0;
         double wall = (System.nanoTime() - n0) / 1e9;
+        if (perf != null) perf.command("disable");
         double cpu = ticks / 100.0;   // USER_HZ
         System.out.printf("connections: %d%nidle seconds: %.1f%ncpu seconds: %.2f%ncpu share of a core: %.4f%n",
                 connections, wall, cpu, cpu / wall);

@@ -1,44 +1,149 @@
 #!/usr/bin/env bash
-# idle-cpu.sh JDK [pairs=3] [connections=10000] [seconds=60] [--variant NAME='JVM options' ...]
-# CPU used by an idle JVM holding CONNECTIONS silent connections (each with a
-# virtual thread blocked reading), per variant, alternating A B A B ...; the peer
-# holding the other ends is a separate process (Temurin 25). Prints one line per run.
+# idle-cpu.sh: what an idle JVM costs. IdleConnections.java holds CONNECTIONS
+# silent connections (each with a virtual thread blocked reading; the peer
+# holding the other ends is a separate process), or none at all
+# (--connections 0: a JVM with nothing to do), and perf stat counts CPU time
+# and context switches over SECONDS of silence. Variants alternate A B C A B C;
+# then medians [min-max] and per-pair ratios to the first variant.
 set -euo pipefail
-jdk=${1:?usage: $0 JDK [pairs] [connections] [seconds] [--variant NAME='JVM options' ...]}
-pairs=${2:-3} connections=${3:-10000} seconds=${4:-60}
-shift $(( $# < 4 ? $# : 4 ))
+ME=${0##*/}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+  cat <<EOF
+Usage: bench/idle/$ME --jdk DIR [options]
+       bench/idle/$ME JDK [pairs] [connections] [seconds] [--variant NAME='OPTS' ...]
+
+Options (defaults in brackets):
+  --jdk DIR              JDK under test
+  --variant NAME='OPTS'  a variant: its name and JVM options; repeatable; the first is
+                         the baseline of the ratios [ONESHOT='-Djdk.pollerEdgeTriggered=false'
+                         ET='-Djdk.pollerEdgeTriggered=true']
+  --variant-jdk NAME=DIR run variant NAME with the JDK in DIR (e.g. pristine upstream)
+  --pairs N              runs of every variant, alternating [5]
+  --connections N        silent connections; 0: a JVM with nothing to do [10000]
+  --seconds S            the measured silent window [60]
+  --peer-jdk DIR         JDK of the peer process [/usr/lib/jvm/temurin-25-jdk-amd64]
+  --allow-busy           run even if the machine is busy (the output says so)
+  -h, --help             this text
+EOF
+}
+
+jdk="" pairs=5 connections=10000 seconds=60 allow_busy=${ALLOW_BUSY:-0}
+peer_jdk=${PEER_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 names=() opts=()
+declare -A vjdk=()
+die() { echo "$ME: error: $*" >&2; exit 1; }
+need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
+positional=0
 while (( $# )); do
   case $1 in
-    --variant) names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
-    *) echo "idle-cpu.sh: unknown argument '$1'" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --variant) need "$@"; [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*= ]] || die "--variant needs NAME='JVM options', got '$2'"
+               names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
+    --variant-jdk) need "$@"; [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=. ]] || die "--variant-jdk needs NAME=DIR, got '$2'"
+                   vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --connections) need "$@"; connections=$2; shift 2 ;;
+    --seconds) need "$@"; seconds=$2; shift 2 ;;
+    --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
+    --allow-busy) allow_busy=1; shift ;;
+    --*) die "unknown option '$1' (see --help)" ;;
+    *) # the old positional form: JDK [pairs] [connections] [seconds]
+       case $positional in
+         0) jdk=$1 ;; 1) pairs=$1 ;; 2) connections=$1 ;; 3) seconds=$1 ;;
+         *) die "unexpected argument '$1' (see --help)" ;;
+       esac
+       positional=$((positional + 1)); shift ;;
   esac
 done
+[[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR)"; }
+for v in pairs connections seconds; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "--$v must be a whole number, got '${!v}'"
+done
+(( pairs >= 1 && seconds >= 1 )) || die "--pairs and --seconds must be at least 1"
+[[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
+(( connections == 0 )) || [[ -x $peer_jdk/bin/java ]] \
+  || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
 if (( ${#names[@]} == 0 )); then
   names=(ONESHOT ET); opts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
 fi
-peer_jdk=${PEER_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
-here=$(cd "$(dirname "$0")" && pwd)
-guard="$here/../lib/guard.sh"
-[[ -f $guard ]] && source "$guard" && guard_check "${ALLOW_BUSY:-0}"
-work=$(mktemp -d); peer=
-cleanup() { [[ -n $peer ]] && kill "$peer" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-"$jdk/bin/javac" --release 25 -d "$work/classes" "$here/IdleConnections.java"
-printf '%-10s %4s %12s %10s %12s %s\n' variant run connections cpu-s core-share load1
+declare -A seen=()
+for n in "${names[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given twice"; seen[$n]=1; done
+for n in "${!vjdk[@]}"; do
+  [[ -n ${seen[$n]:-} ]] || die "--variant-jdk $n: no --variant named $n"
+  [[ -x ${vjdk[$n]}/bin/java ]] || die "--variant-jdk $n=${vjdk[$n]}: no bin/java there (build it, or fix the path)"
+done
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+(( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
+
+. "$HERE/../lib/guard.sh"
+guard_init "$ME" "$allow_busy"
+guard_check start "the first run"
+guard_lock
+work=$(mktemp -d) peer=""
+stop_peer() { [[ -z $peer ]] || { kill "$peer" 2>/dev/null; wait "$peer" 2>/dev/null || true; peer=""; }; }
+trap 'stop_peer; rm -rf "$work"; guard_unlock' EXIT
+"$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/IdleConnections.java" "$HERE/../pingpong/WaitingClient.java" \
+  || die "javac IdleConnections.java failed"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs connections=$connections seconds=$seconds"
+for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
+for v in "${!names[@]}"; do echo "# variant ${names[$v]}: ${opts[$v]:-(no options)}"; done
+echo "variant run cpu_s core_share cs cs_per_s load1_before load1_after" | tee "$work/all"
+first=1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
-    rm -f "$work/port"
-    "$peer_jdk/bin/java" -cp "$work/classes" IdleConnections peer "$work/port" > "$work/peer.log" 2>&1 &
-    peer=$!
-    for _ in $(seq 1 100); do [[ -s $work/port ]] && break; sleep 0.1; done
-    [[ -s $work/port ]] || { cat "$work/peer.log" >&2; echo "idle-cpu.sh: the peer did not start" >&2; exit 1; }
+    if (( first )); then first=0; else guard_check between "${names[$v]}, pair $i"; fi
+    java=${vjdk[${names[$v]}]:-$jdk}/bin/java
+    port=0
+    if (( connections > 0 )); then
+      rm -f "$work/port"
+      "$peer_jdk/bin/java" -cp "$work/classes" IdleConnections peer "$work/port" > "$work/peer.log" 2>&1 &
+      peer=$!
+      for _ in $(seq 1 300); do [[ -s $work/port ]] && break
+        kill -0 "$peer" 2>/dev/null || { cat "$work/peer.log" >&2; die "the peer exited"; }
+        sleep 0.1; done
+      [[ -s $work/port ]] || { cat "$work/peer.log" >&2; die "the peer did not start within 30 s"; }
+      port=$(cat "$work/port")
+    fi
+    load0=$(cut -d' ' -f1 /proc/loadavg)
+    rm -f "$work/ctl" "$work/ack"; mkfifo "$work/ctl" "$work/ack"
+    # perf counts the silent window only (IdleConnections enables it)
     # shellcheck disable=SC2086
-    "$jdk/bin/java" ${opts[$v]} -cp "$work/classes" IdleConnections client "$(cat "$work/port")" \
-        "$connections" "$seconds" > "$work/run" 2>&1 || { cat "$work/run" >&2; exit 1; }
-    kill "$peer"; wait "$peer" 2>/dev/null || true; peer=
-    awk -v v="${names[$v]}" -v i="$i" -v load="$(cut -d' ' -f1 /proc/loadavg)" '
-      /^connections:/ {c=$2} /^cpu seconds:/ {s=$3} /^cpu share of a core:/ {f=$6}
-      END { printf "%-10s %4d %12d %10.2f %12.4f %s\n", v, i, c, s, f, load }' "$work/run"
+    perf stat -x, -o "$work/perf.csv" -e task-clock,context-switches -D -1 \
+      --control "fifo:$work/ctl,$work/ack" -- \
+      "$java" ${opts[$v]} -cp "$work/classes" IdleConnections client "$port" "$connections" "$seconds" \
+      "$work/ctl" "$work/ack" > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
+    stop_peer
+    awk -v v="${names[$v]}" -v i="$i" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
+        -v perf="$work/perf.csv" '
+      /^idle seconds:/ {w=$3}
+      END {
+        while ((getline line < perf) > 0) {
+          split(line, f, ",")
+          if (f[3] == "task-clock") cpu = f[1] / 1000     # ms -> s
+          if (f[3] == "context-switches") cs = f[1]
+        }
+        printf "%s %d %.3f %.5f %d %.1f %s %s\n", v, i, cpu, cpu / w, cs, cs / w, l0, l1
+      }' "$work/run" | tee -a "$work/all"
   done
 done
+[[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
+python3 - "$work/all" "$HERE/../lib" "${names[@]}" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import report as R
+names = sys.argv[3:]
+runs = []
+for line in open(sys.argv[1]):
+    if line.startswith(('#', 'variant')):
+        continue
+    f = line.split()
+    runs.append({"variant": f[0], "pair": f[1], "cpu_s": float(f[2]), "share": float(f[3]),
+                 "cs": float(f[4]), "cs_per_s": float(f[5])})
+print()
+print("\n".join(R.paired_table(runs, names, [
+    ("cpu_s", "CPU s in window", R.fmt), ("share", "share of a core", R.fmt),
+    ("cs", "context switches in window", R.fmt), ("cs_per_s", "context switches/s", R.fmt)])))
+PY

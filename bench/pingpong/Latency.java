@@ -23,14 +23,24 @@ import java.util.Arrays;
  * System.nanoTime. Prints the percentiles of the timed round trips. With perf stat's
  * control FIFOs (perf stat -D -1 --control fifo:CTL,ACK), perf counts the timed
  * round trips only.
+ * <p>
+ * With BUSY_US > 0 the carriers are kept busy meanwhile: a feeder virtual
+ * thread keeps 2 x parallelism + 2 short virtual threads started, each
+ * spinning BUSY_US microseconds, so that no carrier ever runs out of work
+ * and the client's wakeups queue behind CPU-bound tasks.
  *
- *   java Latency [roundTrips=200000] [warmup=50000] [CTL ACK]
+ *   java Latency [roundTrips=200000] [warmup=50000] [CTL ACK | - -] [BUSY_US=0]
  */
 public class Latency {
     public static void main(String[] args) throws Exception {
         int roundTrips = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
-        WaitingClient.Perf perf = args.length > 3 ? new WaitingClient.Perf(args[2], args[3]) : null;
+        WaitingClient.Perf perf = args.length > 3 && !args[2].equals("-")
+                ? new WaitingClient.Perf(args[2], args[3]) : null;
+        long busyNanos = args.length > 4 ? Long.parseLong(args[4]) * 1000 : 0;
+        if (busyNanos > 0) {
+            startBusyTasks(busyNanos);
+        }
 
         var loopback = InetAddress.getLoopbackAddress();
         var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
@@ -61,6 +71,9 @@ public class Latency {
             System.exit(1);
         }
         Arrays.sort(nanos);
+        if (busyNanos > 0) {
+            System.out.printf("busy tasks: %d%n", busyTasks.sum());
+        }
         System.out.printf("round trips: %d%n", roundTrips);
         for (double p : new double[] { 50, 90, 99, 99.9 }) {
             int i = (int) Math.min(roundTrips - 1, Math.ceil(p / 100 * roundTrips) - 1);
@@ -68,5 +81,30 @@ public class Latency {
         }
         System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
         System.exit(0);
+    }
+
+    static final java.util.concurrent.atomic.LongAdder busyTasks = new java.util.concurrent.atomic.LongAdder();
+
+    private static void startBusyTasks(long busyNanos) {
+        int parallelism = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                Runtime.getRuntime().availableProcessors());
+        var inFlight = new java.util.concurrent.Semaphore(2 * parallelism + 2);
+        Thread.ofVirtual().start(() -> {
+            try {
+                while (true) {
+                    inFlight.acquire();
+                    Thread.ofVirtual().start(() -> {
+                        long end = System.nanoTime() + busyNanos;
+                        while (System.nanoTime() - end < 0) {
+                            Thread.onSpinWait();
+                        }
+                        busyTasks.increment();
+                        inFlight.release();
+                    });
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 }

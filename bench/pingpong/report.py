@@ -24,14 +24,16 @@ EVENTS = {
 
 
 def load_run(raw, d, cfg):
-    waiting = cfg["cell"] == "waiting-client"
+    windowed = cfg["cell"] in ("waiting-client", "compute")
     out = {}
     with open(os.path.join(d, "out.log"), encoding="utf-8") as f:
         for line in f:
             k, _, v = line.partition(":")
             out[k.strip()] = v.strip()
-    if waiting:
+    if cfg["cell"] == "waiting-client":
         ops, rate, secs = float(out["requests"]), float(out["requests/s"]), float(out["seconds"])
+    elif cfg["cell"] == "compute":
+        ops, rate, secs = float(out["tasks"]), float(out["tasks/s"]), float(out["seconds"])
     else:
         ops, rate = float(out["round trips"]), float(out["round trips/s"])
         secs = ops / rate if rate else float("nan")
@@ -43,7 +45,7 @@ def load_run(raw, d, cfg):
         r[k] = perf[ev]
         r[k + "_per_op"] = perf[ev] / ops
     r["cpu_us_per_op"] = perf["task-clock"] * 1000.0 / ops
-    r["cpu_util"] = perf["task-clock"] / 1000.0 / secs if waiting else float("nan")
+    r["cpu_util"] = perf["task-clock"] / 1000.0 / secs if windowed else float("nan")
     return r
 
 
@@ -74,10 +76,14 @@ METRICS = [
 
 
 def metrics(cfg):
-    if cfg["cell"] != "waiting-client":
-        return METRICS
-    m = [(k, t.replace("/op", "/request").replace("ops/s", "requests/s"), f) for k, t, f in METRICS]
-    return m + [("cpu_util", "client CPU (cores)", R.fmt)]
+    if cfg["cell"] == "waiting-client":
+        m = [(k, t.replace("/op", "/request").replace("ops/s", "requests/s"), f) for k, t, f in METRICS]
+        return m + [("cpu_util", "client CPU (cores)", R.fmt)]
+    if cfg["cell"] == "compute":
+        m = [(k, t.replace("/op", "/task").replace("ops/s", "tasks/s"), f) for k, t, f in METRICS
+             if k in ("rate", "cpu_us_per_op", "cs_per_op", "epoll_wait_per_op", "syscalls_per_op")]
+        return m + [("cpu_util", "CPU (cores)", R.fmt)]
+    return METRICS
 
 
 def line(raw, d):
@@ -92,10 +98,13 @@ def line(raw, d):
 def page(cfg, meta, variants, runs, out):
     names = [v["name"] for v in variants]
     waiting = cfg["cell"] == "waiting-client"
+    compute = cfg["cell"] == "compute"
     npairs = R.pair_count(runs, names)
     stem = os.path.splitext(os.path.basename(out))[0] if out else "results"
     if waiting:
         title = "Waiting client: syscalls and CPU per request, " + " vs ".join(names)
+    elif compute:
+        title = "No I/O: CPU-bound virtual threads, " + " vs ".join(names)
     else:
         title = "Ping-pong: syscalls and CPU per round trip, " + " vs ".join(names)
     L = R.header_lines(meta, title, "bench/pingpong/syscalls-per-round-trip.sh", npairs,
@@ -118,6 +127,15 @@ def page(cfg, meta, variants, runs, out):
                  "near 1.0 the client never idled (too many clients for the delay; lower "
                  "`--clients` or raise `--delay-us`), and context switches per request show how "
                  "often it did.")
+    elif compute:
+        L.append(f"- `ComputeTasks.java`: {cfg['roots']} driver virtual threads each run fork/join "
+                 f"trees of depth {cfg['depth']}, one after another: a node starts a virtual thread "
+                 "for each child and joins both; a leaf (a *task*) computes "
+                 f"{cfg['leaf_iters']} steps of an integer hash. No sockets, no files.")
+        L.append(f"- `perf stat -e {cfg['events']}` runs the JVM with its counters off; the "
+                 f"program switches them on after {cfg['warmup']} s of warmup and off after "
+                 f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "
+                 "leaf tasks completed in that window. *CPU (cores)* = task-clock ÷ window.")
     else:
         L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "
                  f"`java.net.Socket`, do {cfg['round_trips']} 1-byte blocking round trips each "

@@ -9,6 +9,8 @@
 #    test on one CPU, N virtual-thread clients against DelayPeer.java in its
 #    own process on the other CPU, which answers after a fixed delay; perf
 #    counts the client JVM over the measured window only.
+#  - compute (--compute): ComputeTasks.java, fork/join trees of CPU-bound
+#    virtual threads and no I/O at all; perf counts the measured window only.
 # Old usage still works: syscalls-per-round-trip.sh JDK [pairs] [clients]
 # [roundTripsPerClient] [extra JVM options...]. --help lists the options.
 set -euo pipefail
@@ -27,6 +29,7 @@ usage() {
 Usage: bench/pingpong/syscalls-per-round-trip.sh [options] JDK [pairs] [clients] [roundTripsPerClient] [JVM options...]
        bench/pingpong/syscalls-per-round-trip.sh --jdk DIR [options]
        bench/pingpong/waiting-client.sh --jdk DIR [options]    (= --waiting-client)
+       bench/pingpong/syscalls-per-round-trip.sh --compute --jdk DIR [options]
 
 Options (defaults in brackets):
   --jdk DIR              JDK under test (or the first positional argument)
@@ -50,6 +53,13 @@ Options (defaults in brackets):
     --peer-jdk DIR       JDK for DelayPeer [/usr/lib/jvm/temurin-25-jdk-amd64]
     --client-cpu C       CPU of the JVM under test [0]
     --peer-cpu C         CPU of the peer [1]
+  --compute              the no-I/O cell: fork/join trees of CPU-bound virtual
+                         threads (set the parallelism with --jvm-args
+                         "-Djdk.virtualThreadScheduler.parallelism=N"); with
+                         --warmup and --duration, and:
+    --roots N            trees run at the same time [4]
+    --depth N            tree depth: 2^N leaf tasks per tree [10]
+    --leaf-iters N       hash steps per leaf task [5000]
   -h, --help             this text
 
 Raw runs (perf CSV, program output) go to build/bench/pingpong/<UTC timestamp>/.
@@ -57,7 +67,8 @@ The load guard (bench/README.md) runs before the first run and between runs.
 EOF
 }
 
-jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0
+jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0 compute=0
+roots=4 depth=10 leaf_iters=5000
 delay_us=50 size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
 declare -A vjdk=()
@@ -83,6 +94,10 @@ while [[ $# -gt 0 ]]; do
     --out) need "$@"; out=$2; shift 2 ;;
     --allow-busy) allow_busy=1; shift ;;
     --waiting-client) waiting=1; shift ;;
+    --compute) compute=1; shift ;;
+    --roots) need "$@"; roots=$2; shift 2 ;;
+    --depth) need "$@"; depth=$2; shift 2 ;;
+    --leaf-iters) need "$@"; leaf_iters=$2; shift 2 ;;
     --delay-us) need "$@"; delay_us=$2; shift 2 ;;
     --size) need "$@"; size=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
@@ -106,11 +121,14 @@ jvm_args+=("$@")
 [[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR or the first argument)"; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
-for v in pairs clients rt delay_us size client_cpu peer_cpu; do
+for v in pairs clients rt delay_us size client_cpu peer_cpu roots depth leaf_iters; do
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
-(( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 )) || die "--pairs, --clients, --round-trips and --size must be at least 1"
+(( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 && roots >= 1 && leaf_iters >= 1 )) \
+  || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
+(( depth <= 20 )) || die "--depth must be at most 20 (2^depth leaf tasks per tree), got $depth"
+(( waiting + compute <= 1 )) || die "--waiting-client and --compute are two cells: choose one"
 (( pairs >= 5 )) || say "warning: --pairs $pairs is below the 5 pairs the method asks for (../shared/perf/method.md)"
 if (( ${#vnames[@]} == 0 )); then
   vnames=(ONESHOT ET); vopts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
@@ -146,7 +164,7 @@ guard_check start "the first run"
 guard_lock
 trap 'guard_unlock' EXIT
 
-cell=pingpong; (( waiting )) && cell=waiting-client
+cell=pingpong; (( waiting )) && cell=waiting-client; (( compute )) && cell=compute
 raw=$TOP/build/bench/pingpong/$(date -u +%Y%m%dT%H%M%SZ)-$cell
 mkdir -p "$raw/classes" "$raw/runs"
 guard_log_to "$raw/guard.log"
@@ -155,6 +173,9 @@ perf stat -x, -o "$raw/perf-check.csv" -e "$EVENTS" -- true 2>"$raw/perf-check.e
   || { cat "$raw/perf-check.err" >&2; die "perf stat cannot count $EVENTS: run as root or lower /proc/sys/kernel/perf_event_paranoid"; }
 if (( waiting )); then
   "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/WaitingClient.java" || die "javac WaitingClient.java failed"
+elif (( compute )); then
+  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/ComputeTasks.java" "$HERE/WaitingClient.java" \
+    || die "javac ComputeTasks.java failed"
 else
   "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/PingPong.java" || die "javac PingPong.java failed"
 fi
@@ -167,6 +188,9 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
     echo "delay_us=$delay_us"; echo "size=$size"; echo "warmup=$warmup"; echo "duration=$duration"
     echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
     echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
+  elif (( compute )); then
+    echo "roots=$roots"; echo "depth=$depth"; echo "leaf_iters=$leaf_iters"
+    echo "warmup=$warmup"; echo "duration=$duration"
   else
     echo "round_trips=$rt"
   fi
@@ -207,6 +231,14 @@ run_one() {
       --clients "$clients" --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     stop_peer
+    rm -f "$dir/perf-ctl" "$dir/perf-ack"
+  elif (( compute )); then
+    mkfifo "$dir/perf-ctl" "$dir/perf-ack"
+    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
+      --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
+      "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" ComputeTasks --roots "$roots" \
+      --depth "$depth" --leaf-iters "$leaf_iters" --warmup-s "$warmup" --duration-s "$duration" \
+      --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   else
     perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$java" "${opts[@]}" "${jvm_args[@]}" \

@@ -290,10 +290,22 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --jdk "$T25"
   expect_output "latency: --help prints the usage without the load guard" "Usage: bench/pingpong/latency.sh" \
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --help
+  expect_output "idle: --help prints the usage without the load guard" "Usage: bench/idle/idle-cpu.sh" \
+    "${busy_env[@]}" "$d/bench/idle/idle-cpu.sh" --help
+  expect_failure "idle refuses a busy machine" "$busy_msg" \
+    "${busy_env[@]}" "$d/bench/idle/idle-cpu.sh" --jdk "$T25" --pairs 1 --connections 0 --seconds 1
+  expect_failure "idle: --connections must be a number" "--connections must be a whole number, got 'many'" \
+    "$d/bench/idle/idle-cpu.sh" --jdk "$T25" --connections many
+  expect_failure "latency: --busy-task-us must be a number" "--busy-task-us must be a whole number" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --busy-task-us fast
   expect_failure "latency refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1
   expect_failure "latency: --variant-jdk without a JDK there" "no bin/java there" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
+  expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --waiting-client --compute
+  expect_failure "pingpong: --depth too large" "at most 20" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --compute --depth 30
   expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk B="$T25"
   expect_failure "pingpong: --variant-jdk without a JDK there" "no bin/java there" \
@@ -332,6 +344,16 @@ if [ -x "$T25/bin/javac" ]; then
     grep -q "measured on a busy machine" "$d/wc.md" 2>/dev/null && grep -q "ET ÷ ONESHOT" "$d/wc.md" &&
       { echo "PASS: waiting client page: stamp and ratio row"; passed=$((passed + 1)); } ||
       { echo "FAIL: waiting client page $d/wc.md lacks the stamp or the ratio row"; failed=$((failed + 1)); }
+    expect_output "idle --allow-busy runs a JVM with nothing to do (1 pair, 1 s)" "B ÷ A" \
+      "${busy_env[@]}" "$d/bench/idle/idle-cpu.sh" --allow-busy --jdk "$T25" --pairs 1 --connections 0 \
+      --seconds 1 --variant A= --variant B=
+    expect_success "compute cell --allow-busy runs (2 variants, 1 pair)" \
+      "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --compute --allow-busy --jdk "$T25" \
+      --pairs 1 --depth 4 --leaf-iters 100 --warmup 0.5 --duration 1 --out "$d/cpu.md"
+    grep -q "No I/O: CPU-bound virtual threads" "$d/cpu.md" 2>/dev/null && grep -q "tasks/s" "$d/cpu.md" &&
+      grep -q "ET ÷ ONESHOT" "$d/cpu.md" &&
+      { echo "PASS: compute page: title, tasks/s and ratio row"; passed=$((passed + 1)); } ||
+      { echo "FAIL: compute page $d/cpu.md lacks its title, tasks/s or the ratio row"; failed=$((failed + 1)); }
     expect_success "pingpong runs on a quiet machine, three variants" \
       "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 \
       --round-trips 20 --variant A=-Da=1 --variant B=-Db=1 --variant C=-Dc=1 --out "$d/quiet.md"
