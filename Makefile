@@ -25,7 +25,7 @@ JTREG_TIMEOUT_FACTOR ?= 4
 
 .PHONY: default images test check check-frontend check-jtreg patch-export \
         patch-check patch-status dist bench-poller bench-e2e bench-pingpong bench-apps conformance \
-        conformance-quick torture-long configured help
+        conformance-quick torture-long upstream-image configured help
 
 default: images
 
@@ -44,6 +44,7 @@ help:
 	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"
 	@echo "make conformance-quick           the subset for every poller change -> build/conformance-quick.md"
 	@echo "make torture-long                long torture runs"
+	@echo "make upstream-image              pristine upstream build, the benchmarks' baseline -> build/upstream-src/build/upstream/images/jdk"
 
 configured:
 	@test -f $(TOP)/build/et-jdk.gmk -a -d $(SRC)/.git || \
@@ -126,6 +127,10 @@ conformance-quick: configured
 
 torture-long: configured
 	$(TOP)/harness/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long
+
+# The benchmarks' baseline: the pinned upstream source with no patch of ours.
+upstream-image: configured
+	+$(TOP)/tools/upstream-image.sh $(CONF_NAME)
 
 # Anything else goes to the upstream build.
 .DEFAULT:

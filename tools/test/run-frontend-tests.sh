@@ -103,6 +103,11 @@ expect_failure "configure: boot JDK of the wrong version" "needs a boot JDK 26 o
 expect_failure "configure: --with-upstream-src that does not exist" "neither a file nor a directory" \
   bash "$d/configure" --with-upstream-src=/nonexistent
 
+expect_failure "upstream-image: before configure" "build/src/build/nope is not configured: run 'bash configure' first" \
+  bash "$d/tools/upstream-image.sh" nope
+[ ! -e "$d/build/upstream-src" ] && { echo "PASS: upstream-image refused before configure wrote nothing"; passed=$((passed + 1)); } ||
+  { echo "FAIL: upstream-image refused but left $d/build/upstream-src"; failed=$((failed + 1)); }
+
 # checksum mismatch: a corrupt upstream tarball passed as a local copy
 bad=$scratch_root/openjdk-27_27~34ea.orig.tar.xz; echo corrupt > "$bad"
 expect_failure "configure: checksum mismatch names file and both hashes" \
