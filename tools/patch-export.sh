@@ -25,7 +25,7 @@ stale=$(cd "$ET_JDK_TOP" && new_files . | while read -r f; do
   if [ -e "$out/$f" ] && ! cmp -s "$out/$f" "$f"; then echo "$f"; fi
   if [ ! -e "$out/$f" ] && ! git -C "$tree" cat-file -e "et-jdk/applied:$f" 2>/dev/null; then echo "$f"; fi
 done | while read -r f; do
-  git -C "$tree" diff --quiet et-jdk/applied HEAD -- "$f" 2>/dev/null && echo "$f"
+  if git -C "$tree" diff --quiet et-jdk/applied HEAD -- "$f" 2>/dev/null; then echo "$f"; fi
 done)
 [ -z "$stale" ] || die "these files changed in the repo since build/src was made; run 'bash configure' to take them into build/src first:
 $(printf '%s\n' "$stale" | sed 's/^/  /')"

@@ -39,6 +39,15 @@
  */
 
 /*
+ * @test id=mode4-p3
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ *     -Djdk.virtualThreadScheduler.parallelism=3 CarrierPolling
+ */
+
+/*
  * @test id=mode4-oneshot-p1
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib
@@ -83,6 +92,7 @@ public class CarrierPolling {
             timedParks();
             busyCarriers();
             pinnedReader();
+            compensatedBlock();
             echo(50, 500);
 
             idle.peer.write(ByteBuffer.wrap(new byte[] { 42 }));
@@ -219,6 +229,94 @@ public class CarrierPolling {
             }
             System.out.println("pinned reader: ok");
         }
+    }
+
+    /**
+     * A carrier that blocks in a compensated operation (reading a child process's
+     * output) while the only idle carrier is blocked in the poller wakes that
+     * carrier to take its place, as it would release an idle carrier from the
+     * pool's stack: tasks queued on its carrier without a signal must not wait for
+     * I/O. Needs parallelism 3, so that the pool neither starts a spare (total
+     * below parallelism) nor may just run with one active carrier fewer (active
+     * above the minimum, 1).
+     */
+    static void compensatedBlock() throws Exception {
+        if (PARALLELISM != 3) {
+            System.out.println("compensated block: skipped (needs parallelism 3)");
+            return;
+        }
+        Process cat = new ProcessBuilder("cat").start();
+        try {
+            var stop = new AtomicBoolean();
+            var readNow = new AtomicBoolean();
+            var started = new CountDownLatch(2);
+            var value = new AtomicReference<Integer>();
+            Thread spinner = Thread.ofVirtual().start(() -> {
+                started.countDown();
+                while (!stop.get()) {
+                    Thread.onSpinWait();
+                }
+            });
+            Thread catReader = Thread.ofVirtual().start(() -> {
+                started.countDown();
+                while (!readNow.get()) {
+                    Thread.onSpinWait();
+                }
+                try {
+                    value.set(cat.getInputStream().read());   // Blocker: compensated
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            if (!started.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("the spinner and the process reader did not start");
+            }
+            // two carriers spin: the third, idle, blocks in the poller
+            String before = awaitPollerState("BLOCKING",
+                    "the idle carrier to block in the poller while two carriers spin");
+            long wakeupsBefore = counter(before, "eventfd wakeups");
+            readNow.set(true);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            String now;
+            while (counter(now = sun.nio.ch.Poller.readPollers().toString(), "eventfd wakeups")
+                    == wakeupsBefore) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("compensated block: a carrier blocked reading"
+                            + " a process's output did not wake the carrier blocked in the"
+                            + " poller in " + WATCHDOG_SECONDS + " s; reader state "
+                            + catReader.getState() + "; read pollers: " + now);
+                }
+                Thread.sleep(1);  // polling a counter, not synchronising
+            }
+            cat.getOutputStream().write(5);
+            cat.getOutputStream().flush();
+            join(catReader, "the process reader to read its byte");
+            stop.set(true);
+            join(spinner, "the spinner to stop");
+            if (value.get() == null || value.get() != 5) {
+                throw new RuntimeException("process reader read " + value.get());
+            }
+            System.out.println("compensated block: ok");
+        } finally {
+            cat.destroy();
+        }
+    }
+
+    /**
+     * Waits until the idle carriers' poller is in the given state; returns its
+     * counters then.
+     */
+    static String awaitPollerState(String state, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+        String text;
+        while (!(text = sun.nio.ch.Poller.readPollers().toString()).contains("state = " + state)) {
+            if (System.nanoTime() > deadline) {
+                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
+                        + "; read pollers: " + text);
+            }
+            Thread.sleep(1);  // polling the state, not synchronising
+        }
+        return text;
     }
 
     /**

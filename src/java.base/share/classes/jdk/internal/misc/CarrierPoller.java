@@ -37,9 +37,12 @@ package jdk.internal.misc;
  * <ol>
  * <li> An idle carrier takes the poller ({@link #tryBlock()}, a full fence) before
  *      it leaves the pool's idle stack, and then blocks ({@link #poll(boolean)}).
- * <li> A thread that queues a task and finds no idle carrier on the stack to release
- *      ({@code ForkJoinPool.signalWork}) calls {@link #wakeup()}, which interrupts
- *      the blocked poll, at most once per block.
+ * <li> A thread that queues a task and finds no idle carrier on the stack to release,
+ *      and no room to start one ({@code ForkJoinPool.signalWork}), calls
+ *      {@link #wakeup()}, which wakes the blocked poll, at most once per block.
+ * <li> A carrier that blocks in a compensated operation and finds no idle carrier
+ *      on the stack to take its place ({@code ForkJoinPool.tryCompensate}) wakes
+ *      the carrier blocked in the poller instead, if there is one.
  * </ol>
  * A releaser that still finds the carrier on the stack releases it, and the carrier
  * then does not block; one that no longer finds it there sees the poller taken.
@@ -92,8 +95,9 @@ public abstract class CarrierPoller {
      * threads whose file descriptors are ready are made runnable on the current
      * carrier's queue without signalling another carrier. Invoked only by the
      * thread whose {@code tryBlock} returned true; does not throw.
+     * @return the number of file descriptors polled
      */
-    public abstract void poll(boolean block);
+    public abstract int poll(boolean block);
 
     /**
      * Releases the poller taken by {@link #tryBlock()} without polling. Invoked only
@@ -102,8 +106,14 @@ public abstract class CarrierPoller {
     public abstract void cancelBlock();
 
     /**
-     * Interrupts the blocked poll, if a thread is blocked (or about to block) in
-     * it and was not woken since.
+     * Returns true if a carrier is blocked (or about to block) in the poller and
+     * was not woken since.
+     */
+    public abstract boolean isBlocked();
+
+    /**
+     * Wakes the blocked poll, if a carrier is blocked (or about to block) in it
+     * and was not woken since.
      */
     public abstract void wakeup();
 
