@@ -85,7 +85,14 @@ guard_lock
 work=$(mktemp -d) peer=""
 stop_peer() { [[ -z $peer ]] || { kill "$peer" 2>/dev/null; wait "$peer" 2>/dev/null || true; peer=""; }; }
 trap 'stop_peer; rm -rf "$work"; guard_unlock' EXIT
-"$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/IdleConnections.java" "$HERE/../pingpong/WaitingClient.java" \
+# --release: the peer runs on another JDK (--peer-jdk), which must load these classes too
+peer_feature=""
+if (( connections > 0 )); then
+  peer_feature=$("$peer_jdk/bin/java" -XshowSettings:properties -version 2>&1 |
+                 awk -F' = ' '/java.specification.version/ {print $2}') || true
+  [[ $peer_feature =~ ^[0-9]+$ ]] || die "cannot read the Java version of --peer-jdk $peer_jdk"
+fi
+"$jdk/bin/javac" -nowarn ${peer_feature:+--release "$peer_feature"} -d "$work/classes" "$HERE/IdleConnections.java" "$HERE/../pingpong/WaitingClient.java" \
   || die "javac IdleConnections.java failed"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs connections=$connections seconds=$seconds"
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
