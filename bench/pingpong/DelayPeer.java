@@ -14,26 +14,33 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 
 /**
  * Peer of WaitingClient, run in its own process (source launcher, any JDK 21+):
  * one platform thread busy-polls a Selector with selectNow() and answers every
- * request of SIZE bytes with 1 byte, DELAY microseconds after it arrived. All
- * delays are equal, so a FIFO of (due time, channel) is in due order; it is
- * drained against System.nanoTime() on every turn of the loop.
+ * request of SIZE bytes with 1 byte, DELAY microseconds after it arrived, or
+ * with --delay-dist exp after a delay drawn from the exponential distribution
+ * of mean DELAY (so that replies to many clients do not come in waves). Replies
+ * wait in a queue ordered by due time, drained against System.nanoTime() on
+ * every turn of the loop.
  *
- *   java DelayPeer.java [--delay-us 50] [--size 1]
+ *   java DelayPeer.java [--delay-us 50] [--delay-dist fixed|exp] [--size 1]
  * prints "READY <port>" once listening.
  */
 public class DelayPeer {
     public static void main(String[] args) throws Exception {
         long delayNanos = 50_000;
+        boolean exponential = false;
         int size = 1;
         for (int i = 0; i < args.length; i += 2) {
             switch (args[i]) {
                 case "--delay-us" -> delayNanos = Long.parseLong(args[i + 1]) * 1000;
                 case "--size" -> size = Integer.parseInt(args[i + 1]);
+                case "--delay-dist" -> exponential = switch (args[i + 1]) {
+                    case "fixed" -> false;
+                    case "exp" -> true;
+                    default -> throw new IllegalArgumentException("--delay-dist fixed or exp, got " + args[i + 1]);
+                };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -45,7 +52,9 @@ public class DelayPeer {
         System.out.println("READY " + listener.socket().getLocalPort());
         System.out.flush();
 
-        ArrayDeque<long[]> due = new ArrayDeque<>();      // {due nanos, channel index}
+        // {due nanos, channel index}, earliest first
+        var due = new java.util.PriorityQueue<long[]>((a, b) -> Long.compare(a[0] - b[0], 0));
+        var random = new java.util.SplittableRandom(42);
         var channels = new java.util.ArrayList<SocketChannel>();
         var pending = new java.util.ArrayList<int[]>();   // bytes received per channel, not yet a full request
         ByteBuffer in = ByteBuffer.allocateDirect(64 * 1024);
@@ -77,7 +86,10 @@ public class DelayPeer {
                         p[0] += n;
                         while (p[0] >= size) {
                             p[0] -= size;
-                            due.add(new long[] {now + delayNanos, idx});
+                            long d = exponential
+                                    ? (long) (-Math.log(1.0 - random.nextDouble()) * delayNanos)
+                                    : delayNanos;
+                            due.add(new long[] {now + d, idx});
                         }
                     }
                 }

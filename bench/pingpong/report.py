@@ -118,8 +118,9 @@ def page(cfg, meta, variants, runs, out):
                  "and block reading the 1-byte reply.")
         L.append(f"- The peer (`DelayPeer.java`, source launcher on `{cfg['peer_version']}`, CPU "
                  f"{cfg['peer_cpu']}, one platform thread busy-polling `Selector.selectNow()`) answers "
-                 f"each request {cfg['delay_us']} µs after it arrived (a FIFO of due times drained "
-                 "against `System.nanoTime()`). Its CPU is not measured.")
+                 + (f"each request {cfg['delay_us']} µs after it arrived" if cfg.get('delay_dist', 'fixed') == 'fixed'
+                  else f"each request after a delay drawn from the exponential distribution of mean {cfg['delay_us']} µs")
+                 + " (a queue of due times drained against `System.nanoTime()`). Its CPU is not measured.")
         L.append(f"- `perf stat -e {cfg['events']}` runs the client JVM with its counters off; the "
                  f"client switches them on after {cfg['warmup']} s of warmup and off after "
                  f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "

@@ -47,6 +47,9 @@ Options (defaults in brackets):
                          table is then stamped "measured on a busy machine"
   --waiting-client       the waiting-client cell instead of ping-pong:
     --delay-us US        the peer's reply delay [50]
+    --delay-dist D       fixed, or exp: each delay drawn from the exponential
+                         distribution of mean --delay-us, so that replies to many
+                         clients do not come in waves [fixed]
     --size N             request bytes (reply: 1 byte) [1]
     --warmup S           seconds before counting [3]
     --duration S         counted seconds [10]
@@ -69,7 +72,7 @@ EOF
 
 jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0 compute=0
 roots=4 depth=10 leaf_iters=5000
-delay_us=50 size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
+delay_us=50 delay_dist=fixed size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
 declare -A vjdk=()
 orig_args=("$@")
@@ -99,6 +102,7 @@ while [[ $# -gt 0 ]]; do
     --depth) need "$@"; depth=$2; shift 2 ;;
     --leaf-iters) need "$@"; leaf_iters=$2; shift 2 ;;
     --delay-us) need "$@"; delay_us=$2; shift 2 ;;
+    --delay-dist) need "$@"; delay_dist=$2; shift 2 ;;
     --size) need "$@"; size=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --duration) need "$@"; duration=$2; shift 2 ;;
@@ -124,6 +128,7 @@ isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 for v in pairs clients rt delay_us size client_cpu peer_cpu roots depth leaf_iters; do
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
+[[ $delay_dist == fixed || $delay_dist == exp ]] || die "--delay-dist must be fixed or exp, got '$delay_dist'"
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
 (( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 && roots >= 1 && leaf_iters >= 1 )) \
   || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
@@ -185,7 +190,7 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
   echo "cell=$cell"; echo "jdk=$jdk"; echo "pairs=$pairs"; echo "clients=$clients"
   echo "jvm_args=${jvm_args[*]:-}"; echo "events=$EVENTS"
   if (( waiting )); then
-    echo "delay_us=$delay_us"; echo "size=$size"; echo "warmup=$warmup"; echo "duration=$duration"
+    echo "delay_us=$delay_us"; echo "delay_dist=$delay_dist"; echo "size=$size"; echo "warmup=$warmup"; echo "duration=$duration"
     echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
     echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
   elif (( compute )); then
@@ -217,7 +222,7 @@ run_one() {
   psi0=$(guard_psi_total); t0=$(date +%s.%N)
   if (( waiting )); then
     taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
-      --delay-us "$delay_us" --size "$size" >"$dir/peer.log" 2>&1 &
+      --delay-us "$delay_us" --delay-dist "$delay_dist" --size "$size" >"$dir/peer.log" 2>&1 &
     peer_pid=$!
     for _ in $(seq 300); do grep -q '^READY ' "$dir/peer.log" && break
       kill -0 "$peer_pid" 2>/dev/null || { cat "$dir/peer.log" >&2; die "the peer exited (log: $dir/peer.log)"; }

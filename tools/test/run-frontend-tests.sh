@@ -307,6 +307,8 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1
   expect_failure "latency: --variant-jdk without a JDK there" "no bin/java there" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
+  expect_failure "waiting client: --delay-dist must be fixed or exp" "--delay-dist must be fixed or exp, got 'uniform'" \
+    "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
   expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --waiting-client --compute
   expect_failure "pingpong: --depth too large" "at most 20" \
