@@ -19,7 +19,8 @@ Options (defaults in brackets):
                          ET='-Djdk.pollerEdgeTriggered=true']
   --variant-jdk NAME=DIR run variant NAME with the JDK in DIR (e.g. pristine upstream)
   --pairs N              runs of every variant, alternating [5]
-  --round-trips N        round trips per run [200000]
+  --round-trips N        timed round trips per run [200000]
+  --warmup N             untimed round trips before them [50000]
   --jvm-args "OPTS"      JVM options for every variant (also: after --)
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
@@ -29,7 +30,7 @@ Options (defaults in brackets):
 EOF
 }
 
-jdk="" pairs=5 rt=200000 busy_us=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -45,6 +46,7 @@ while (( $# )); do
                    vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --warmup) need "$@"; warmup=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
     --allow-busy) allow_busy=1; shift ;;
@@ -60,6 +62,7 @@ done
 [[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR)"; }
 [[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
 [[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
+[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
 [[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
 if (( ${#names[@]} == 0 )); then
@@ -80,7 +83,7 @@ guard_check start "the first run"
 guard_lock
 work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt busy_task_us=$busy_us jvm_args=${common[*]:-}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]:-}"
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 echo "variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
 first=1
@@ -94,7 +97,7 @@ for i in $(seq 1 "$pairs"); do
     # shellcheck disable=SC2086
     perf stat -x, -o "$work/perf.csv" -e task-clock,context-switches -D -1 \
       --control "fifo:$work/ctl,$work/ack" -- \
-      "$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" 50000 "$work/ctl" "$work/ack" "$busy_us" \
+      "$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
         -v perf="$work/perf.csv" '

@@ -301,6 +301,8 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/idle/idle-cpu.sh" --jdk "$T25" --pairs 1 --connections 0 --seconds 1
   expect_failure "idle: --connections must be a number" "--connections must be a whole number, got 'many'" \
     "$d/bench/idle/idle-cpu.sh" --jdk "$T25" --connections many
+  expect_failure "latency: --warmup must be a number" "--warmup must be a whole number of round trips, got 'long'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --warmup long
   expect_failure "latency: --busy-task-us must be a number" "--busy-task-us must be a whole number" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --busy-task-us fast
   expect_failure "latency refuses a busy machine" "$busy_msg" \
