@@ -254,3 +254,16 @@ bench_meta_end() {
     echo "busy_notes=$GUARD_BUSY_NOTES$( (( GUARD_BUSY_COUNT > 3 )) && echo " | ... busy at $((GUARD_BUSY_COUNT - 3)) more checks")"
   } >>"$1"
 }
+
+# bench_check_variants VJDK NAME...: each variant is named once, and each entry
+# of the associative array VJDK (variant -> JDK dir, from --variant-jdk) names a
+# variant and a JDK with bin/java. Dies otherwise.
+bench_check_variants() {
+  local -n _vjdk=$1; shift
+  local -A seen=(); local n
+  for n in "$@"; do [[ -z ${seen[$n]:-} ]] || _guard_die "--variant $n given twice"; seen[$n]=1; done
+  for n in "${!_vjdk[@]}"; do
+    [[ -n ${seen[$n]:-} ]] || _guard_die "--variant-jdk $n: no --variant named $n"
+    [[ -x ${_vjdk[$n]}/bin/java ]] || _guard_die "--variant-jdk $n=${_vjdk[$n]}: no bin/java there (build it, or fix the path)"
+  done
+}

@@ -68,16 +68,12 @@ done
 if (( ${#names[@]} == 0 )); then
   names=(ONESHOT ET); opts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
 fi
-declare -A seen=()
-for n in "${names[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given twice"; seen[$n]=1; done
-for n in "${!vjdk[@]}"; do
-  [[ -n ${seen[$n]:-} ]] || die "--variant-jdk $n: no --variant named $n"
-  [[ -x ${vjdk[$n]}/bin/java ]] || die "--variant-jdk $n=${vjdk[$n]}: no bin/java there (build it, or fix the path)"
-done
+GUARD_NAME=$ME
+. "$HERE/../lib/guard.sh"
+bench_check_variants vjdk "${names[@]}"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
 
-. "$HERE/../lib/guard.sh"
 guard_init "$ME" "$allow_busy"
 guard_check start "the first run"
 guard_lock
