@@ -447,7 +447,8 @@ run_begin() {
   } >"$DIR/run.env"
 }
 run_end() {     # run_end: record, print the run's line
-  echo "load1_after=$(guard_load1)" >>"$DIR/run.env"
+  guard_run_ended
+  echo "load1_after=$GUARD_LOAD1_RUN_END" >>"$DIR/run.env"
   echo "runs/$TAG" >>"$RAW/runs.list"
   python3 "$HERE/report.py" line "$RAW" "$DIR" >&2 || die "could not read the results in $DIR"
 }

@@ -7,7 +7,9 @@
 # Thresholds (environment overrides):
 #   ET_BENCH_MAX_LOAD          1-min load average allowed at the start [0.5]
 #   ET_BENCH_MAX_LOAD_BETWEEN  ... between runs [nproc + ET_BENCH_MAX_LOAD]: the
-#                              previous run's own JVM still counts in load1
+#                              previous run's own JVM still counts in load1; a
+#                              runner that calls guard_run_ended also allows
+#                              the load1 its last run ended with + ET_BENCH_MAX_LOAD
 #   ET_BENCH_MAX_PROC_PCT      CPU one other process may use, % of a core [10]
 #   ET_BENCH_SAMPLE_S          length of the process CPU sample, s [2]
 #   ET_BENCH_WAIT_S            how long to wait between runs for quiet, s [300]
@@ -26,6 +28,7 @@ GUARD_BUSY_NOTES=""     # what was busy (first 3 checks), for the report
 GUARD_BUSY_COUNT=0
 GUARD_LOCK_HELD=0
 GUARD_LOAD1="" GUARD_PSI10="" GUARD_OTHERS="" GUARD_BUSY=0 GUARD_REASON=""
+GUARD_LOAD1_RUN_END=""  # load1 when the last run ended (guard_run_ended)
 GUARD_LOG="" GUARD_LOG_PENDING=""   # every check, one line each, for the raw data
 
 _guard_die() { printf '%s\n' "$GUARD_NAME: error: $*" >&2; exit 1; }
@@ -115,6 +118,11 @@ _guard_measure() {
     max_load=${ET_BENCH_MAX_LOAD:-0.5}
   else
     max_load=${ET_BENCH_MAX_LOAD_BETWEEN:-$(awk -v n="$nproc_" -v m="${ET_BENCH_MAX_LOAD:-0.5}" 'BEGIN { print n + m }')}
+    if [[ -n $GUARD_LOAD1_RUN_END ]]; then
+      # load1 only decays after a run: up to what the run itself left is its own load
+      max_load=$(awk -v a="$max_load" -v e="$GUARD_LOAD1_RUN_END" -v m="${ET_BENCH_MAX_LOAD:-0.5}" \
+        'BEGIN { b = e + m; print (b > a) ? b : a }')
+    fi
   fi
   GUARD_LOAD1=$(guard_load1); GUARD_PSI10=$(guard_psi10)
   sample=$(guard_sample)
@@ -197,6 +205,12 @@ guard_check() {
   fi
   return 0
 }
+
+# guard_run_ended: call when a run's processes have exited; the next between-run
+# check then also allows the load average this run left (plus ET_BENCH_MAX_LOAD),
+# as a benchmark with many threads of its own (e.g. a database server) leaves
+# load1 far above nproc, and it decays for minutes
+guard_run_ended() { GUARD_LOAD1_RUN_END=$(guard_load1); }
 
 # guard_lock / guard_unlock: a measuring run (not --allow-busy) holds the lock
 # file so that other work can see a benchmark is running

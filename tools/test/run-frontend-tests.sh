@@ -283,6 +283,18 @@ kill "$spin"; wait "$spin" 2>/dev/null
 if grep -Eq "^[0-9]+ $spin yes$" <<< "$sampled"; then echo "PASS: guard: the CPU sample names a spinning process"; passed=$((passed + 1))
 else echo "FAIL: guard: the CPU sample does not name 'yes' (pid $spin), got:"; sed 's/^/    /' <<< "$sampled"; failed=$((failed + 1)); fi
 
+# between runs, the load a run left behind is its own (guard_run_ended); more is not
+echo "9.50 4.00 2.00 1/100 4242" > "$fake/loadavg-after-db"
+between_busy() {   # between_busy LOAD1_AT_RUN_END: 0 if the next between check finds the machine busy
+  ET_BENCH_LOADAVG_FILE="$fake/loadavg-after-db" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-quiet" ET_BENCH_LOCK="$fake/lock" \
+    bash -c '. "$1/bench/lib/guard.sh"; [[ -z $2 ]] || GUARD_LOAD1_RUN_END=$2; _guard_measure between; exit $(( GUARD_BUSY == 0 ))' _ "$top" "$1"
+}
+if ! between_busy 10.00 && between_busy 5.00 && between_busy ""; then
+  echo "PASS: guard: between runs, load1 up to what the last run left (+0.5) is quiet, above it is busy"; passed=$((passed + 1))
+else
+  echo "FAIL: guard: load1 9.50 between runs: want quiet after a run that ended at 10.00, busy after 5.00 or with no run recorded"; failed=$((failed + 1))
+fi
+
 if [ -x "$T25/bin/javac" ]; then
   d=$(bench_scratch); jar=$d/fake-benchmarks.jar; : > "$jar"
   expect_failure "bench-poller (bench/micro/run.sh) refuses a busy machine" "$busy_msg" \
