@@ -68,6 +68,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -91,6 +92,7 @@ public class CarrierPolling {
             submitRace();
             timedParks();
             busyCarriers();
+            readyRunsNext();
             pinnedReader();
             compensatedBlock();
             echo(50, 500);
@@ -199,6 +201,85 @@ public class CarrierPolling {
             if (pair.readValue.get() != 7) {
                 throw new RuntimeException("reader read " + pair.readValue.get());
             }
+        }
+    }
+
+    /**
+     * A reader polled between two tasks runs before the tasks queued earlier on the
+     * carrier, so that readiness is not left behind queued CPU-bound work. With one
+     * carrier: a task unparks OLDER parked virtual threads (unparks from a carrier
+     * queue them on its own queue; starts would go to a submission queue), writes to
+     * a parked reader's socket (loopback delivers within the write), spins past the
+     * between-task poll interval and ends; the carrier then polls, and must run the
+     * reader first. Each iteration records the reader's place among the OLDER threads.
+     */
+    static void readyRunsNext() throws Exception {
+        if (PARALLELISM != 1) {
+            System.out.println("ready runs next: skipped, needs parallelism 1");
+            return;
+        }
+        final int iterations = 20, older = 8, minFirst = 15;
+        int first = 0;
+        List<Integer> places = new ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            try (var pair = new Pair()) {
+                var order = new java.util.concurrent.atomic.AtomicInteger();
+                var readerPlace = new java.util.concurrent.atomic.AtomicInteger(-1);
+                var olderThreads = new ArrayList<Thread>();
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try {
+                        pair.channel.read(ByteBuffer.allocate(1));
+                        readerPlace.set(order.getAndIncrement());
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+                awaitParked(reader, "the reader to park in its read");
+                var go = new AtomicBoolean();
+                for (int k = 0; k < older; k++) {
+                    olderThreads.add(Thread.ofVirtual().start(() -> {
+                        while (!go.get()) {
+                            LockSupport.park();
+                        }
+                        order.getAndIncrement();
+                    }));
+                }
+                for (Thread t : olderThreads) {
+                    awaitParked(t, "an older thread to park");
+                }
+                Thread task = Thread.ofVirtual().start(() -> {
+                    go.set(true);
+                    for (Thread t : olderThreads) {
+                        LockSupport.unpark(t);
+                    }
+                    try {
+                        pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+                    while (System.nanoTime() < end) {
+                        Thread.onSpinWait();
+                    }
+                });
+                join(task, "the task that queues the older threads");
+                join(reader, "the reader to read its byte");
+                for (Thread t : olderThreads) {
+                    join(t, "an older thread to run");
+                }
+                places.add(readerPlace.get());
+                if (readerPlace.get() == 0) {
+                    first++;
+                }
+            }
+        }
+        System.out.println("ready runs next: reader's place among " + older + " older threads,"
+                + " " + iterations + " iterations: " + places);
+        if (first < minFirst) {
+            throw new RuntimeException("ready runs next: a reader polled between tasks ran"
+                    + " first in only " + first + " of " + iterations + " iterations (want "
+                    + minFirst + "); its places among " + older + " older queued threads: "
+                    + places + "; read pollers: " + sun.nio.ch.Poller.readPollers());
         }
     }
 

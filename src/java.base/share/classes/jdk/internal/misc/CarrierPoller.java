@@ -118,9 +118,11 @@ public abstract class CarrierPoller {
     public abstract void wakeup();
 
     /**
-     * Polls without blocking, if no other thread holds the poller and the last poll
-     * is long enough ago; the virtual threads whose file descriptors are ready are
-     * unparked as usual. Invoked by a carrier between two tasks; does not throw.
+     * Polls without blocking, if no other thread holds the poller and either
+     * {@code idle} is true or the last poll is long enough ago; the virtual threads
+     * whose file descriptors are ready are unparked as usual. Invoked by a carrier
+     * between two tasks, or with {@code idle} true when it found no task to run and
+     * is about to go idle; does not throw.
      */
-    public abstract void pollBetweenTasks();
+    public abstract void pollBetweenTasks(boolean idle);
 }
