@@ -23,6 +23,14 @@ passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
+# with_default_sigint CMD...: exec CMD with SIGINT at its default action. A shell
+# started with SIGINT ignored (nohup, a background job of a script) passes that on,
+# and bash cannot trap a signal ignored on entry; a terminal's shell does not.
+# Called in a background subshell, it execs, so that $! is the runner itself.
+with_default_sigint() {
+  exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
 # interrupt_case NAME PARTS READY_REGEX SIGNAL group|runner EXPECTED_RC
 interrupt_case() {
   local name=$1 parts=$2 ready=$3 sig=$4 target=$5 want_rc=$6
@@ -31,7 +39,7 @@ interrupt_case() {
   # job control: the runner gets a process group of its own (pgid = pid) and, unlike a
   # plain background job, does not start with SIGINT ignored
   set -m
-  TMPDIR=$tmp ET_BENCH_LOCK=$scratch/lock "$TOP/bench/apps/run.sh" --jdk "$jdk" --quick --allow-busy \
+  TMPDIR=$tmp ET_BENCH_LOCK=$scratch/lock with_default_sigint "$TOP/bench/apps/run.sh" --jdk "$jdk" --quick --allow-busy \
     --parts "$parts" --endpoints plaintext --peak-connections 100 --db-tx update --db-modes direct \
     --work "$work" --out "$scratch/$name.md" >"$log" 2>&1 &
   pid=$!

@@ -67,6 +67,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
@@ -223,8 +224,8 @@ public class CarrierPolling {
         List<Integer> places = new ArrayList<>();
         for (int i = 0; i < iterations; i++) {
             try (var pair = new Pair()) {
-                var order = new java.util.concurrent.atomic.AtomicInteger();
-                var readerPlace = new java.util.concurrent.atomic.AtomicInteger(-1);
+                var order = new AtomicInteger();
+                var readerPlace = new AtomicInteger(-1);
                 var olderThreads = new ArrayList<Thread>();
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {
