@@ -96,6 +96,7 @@ public class CarrierPolling {
             readyRunsNext();
             pinnedReader();
             compensatedBlock();
+            pollsWithSpare();
             echo(50, 500);
 
             idle.peer.write(ByteBuffer.wrap(new byte[] { 42 }));
@@ -382,6 +383,73 @@ public class CarrierPolling {
         } finally {
             cat.destroy();
         }
+    }
+
+    /**
+     * An idle carrier still blocks in the poller when the pool has more carriers than
+     * its parallelism: while the only carrier is blocked in a compensated operation
+     * (reading a child process's output), the spare started for it must wait for I/O
+     * in the poller rather than park (readiness would then wait for the watchdog).
+     */
+    static void pollsWithSpare() throws Exception {
+        if (PARALLELISM != 1) {
+            System.out.println("polls with a spare: skipped (needs parallelism 1)");
+            return;
+        }
+        final int iterations = 5;
+        Process cat = new ProcessBuilder("cat").start();
+        try {
+            var value = new AtomicReference<Integer>();
+            Thread catReader = Thread.ofVirtual().start(() -> {
+                try {
+                    value.set(cat.getInputStream().read());   // Blocker: compensated
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (carriers() < 2) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("polls with a spare: the pool did not start a"
+                            + " spare carrier in " + WATCHDOG_SECONDS + " s while its only"
+                            + " carrier blocked reading a process's output");
+                }
+                Thread.sleep(1);  // polling the thread count, not synchronising
+            }
+            for (int i = 0; i < iterations; i++) {
+                try (var pair = new Pair()) {
+                    Thread reader = pair.startReader();
+                    awaitParked(reader, "the reader to park in its read");
+                    awaitPollerState("BLOCKING", "the spare carrier to block in the poller"
+                            + " while the other blocks reading a process's output ("
+                            + carriers() + " carriers for parallelism 1; iteration " + i
+                            + " of " + iterations + ")");
+                    pair.peer.write(ByteBuffer.wrap(new byte[] { 3 }));
+                    join(reader, "the reader to read its byte");
+                    if (pair.readValue.get() != 3) {
+                        throw new RuntimeException("reader read " + pair.readValue.get());
+                    }
+                }
+            }
+            cat.getOutputStream().write(5);
+            cat.getOutputStream().flush();
+            join(catReader, "the process reader to read its byte");
+            if (value.get() == null || value.get() != 5) {
+                throw new RuntimeException("process reader read " + value.get());
+            }
+        } finally {
+            cat.destroy();
+        }
+        System.out.println("polls with a spare: " + iterations + " reads while a carrier"
+                + " was blocked in a compensated read");
+    }
+
+    /** The number of live carriers of the default scheduler. */
+    static long carriers() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("ForkJoinPool-")
+                        && t.getName().contains("-worker-"))
+                .count();
     }
 
     /**
