@@ -63,13 +63,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -93,7 +94,8 @@ public class CarrierPolling {
             submitRace();
             timedParks();
             busyCarriers();
-            readyRunsNext();
+            readinessInTurn();
+            fanOutInTurn();
             pinnedReader();
             compensatedBlock();
             pollsWithSpare();
@@ -167,7 +169,7 @@ public class CarrierPolling {
             var noticed = new AtomicBoolean();
             var started = new CountDownLatch(PARALLELISM);
             List<Thread> spinners = new ArrayList<>();
-            // one deadline for all: a spinner that ends polls between tasks, and the
+            // one deadline for all: the carrier of a spinner that ends polls, and the
             // others must not take that for the watchdog
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             for (int i = 0; i < PARALLELISM; i++) {
@@ -207,81 +209,209 @@ public class CarrierPolling {
     }
 
     /**
-     * A reader polled between two tasks runs before the tasks queued earlier on the
-     * carrier, so that readiness is not left behind queued CPU-bound work. With one
-     * carrier: a task unparks OLDER parked virtual threads (unparks from a carrier
-     * queue them on its own queue; starts would go to a submission queue), writes to
-     * a parked reader's socket (loopback delivers within the write), spins past the
-     * between-task poll interval and ends; the carrier then polls, and must run the
-     * reader first. Each iteration records the reader's place among the OLDER threads.
+     * Readiness that a busy carrier polls does not starve submissions. With one
+     * carrier, 16 connections echo one byte back and forth, and each side spins
+     * past the poll interval after every read, so every poll finds more readiness.
+     * Then a virtual thread is started from a platform thread and one from a
+     * virtual thread (both are submissions), and each must run while the chatter
+     * goes on. A carrier that queues what it polls on the queue it is draining
+     * (its submission queue) never gets to the other queues, and the started
+     * thread waits for as long as the chatter lasts: here until this test's
+     * 60 s wait for it ends. 10 iterations, one thread of each kind in each.
      */
-    static void readyRunsNext() throws Exception {
+    static void readinessInTurn() throws Exception {
         if (PARALLELISM != 1) {
-            System.out.println("ready runs next: skipped, needs parallelism 1");
+            System.out.println("readiness in turn: skipped, needs parallelism 1");
             return;
         }
-        final int iterations = 20, older = 8, minFirst = 15;
-        int first = 0;
-        List<Integer> places = new ArrayList<>();
-        for (int i = 0; i < iterations; i++) {
-            try (var pair = new Pair()) {
-                var order = new AtomicInteger();
-                var readerPlace = new AtomicInteger(-1);
-                var olderThreads = new ArrayList<Thread>();
-                Thread reader = Thread.ofVirtual().start(() -> {
-                    try {
-                        pair.channel.read(ByteBuffer.allocate(1));
-                        readerPlace.set(order.getAndIncrement());
-                    } catch (IOException e) {
-                        throw new RuntimeException(e);
-                    }
-                });
-                awaitParked(reader, "the reader to park in its read");
-                var go = new AtomicBoolean();
-                for (int k = 0; k < older; k++) {
-                    olderThreads.add(Thread.ofVirtual().start(() -> {
-                        while (!go.get()) {
-                            LockSupport.park();
+        final int chatters = 16, iterations = 10;
+        final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
+        List<Pair> pairs = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        var stop = new AtomicBoolean();
+        var failure = new AtomicReference<Throwable>();
+        var roundTrips = new AtomicLong();
+        try {
+            for (int i = 0; i < chatters; i++) {
+                Pair pair = new Pair();
+                pairs.add(pair);
+                threads.add(Thread.ofVirtual().start(() -> chat(pair.peer, false, stop,
+                        spinNanos, roundTrips, failure)));
+                threads.add(Thread.ofVirtual().start(() -> chat(pair.channel, true, stop,
+                        spinNanos, roundTrips, failure)));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (roundTrips.get() < 10L * chatters && failure.get() == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
+                            + chatters + " connections to do " + 10 * chatters
+                            + " round trips in all, did " + roundTrips.get());
+                }
+                Thread.sleep(1);  // polling a counter, not synchronising
+            }
+            for (int i = 0; i < iterations && failure.get() == null; i++) {
+                Thread fromPlatform = Thread.ofVirtual().start(() -> { });
+                join(fromPlatform, "a virtual thread started from a platform thread to run"
+                        + " while " + chatters + " connections chatter (iteration " + i
+                        + ", " + roundTrips.get() + " round trips so far)");
+                var started = new AtomicReference<Thread>();
+                Thread starter = Thread.ofVirtual().start(() ->
+                        started.set(Thread.ofVirtual().start(() -> { })));
+                join(starter, "a virtual thread that starts another to run (iteration " + i
+                        + ")");
+                join(started.get(), "a virtual thread started from a virtual thread to run"
+                        + " while " + chatters + " connections chatter (iteration " + i + ")");
+            }
+        } finally {
+            stop.set(true);
+            for (Pair pair : pairs) pair.close();
+            for (Thread t : threads) join(t, "a chatter to stop");
+        }
+        if (failure.get() != null) {
+            throw new RuntimeException("readiness in turn: chatter failed", failure.get());
+        }
+        System.out.println("readiness in turn: " + iterations + " x 2 threads ran during "
+                + roundTrips.get() + " round trips on " + chatters + " connections");
+    }
+
+    /**
+     * Readiness is taken in as the carrier gets through its queues, not ahead of
+     * them. With one carrier, a dispatcher reads a socket and, every time it wakes,
+     * starts 4 virtual threads (starts are submissions) that each spin past the
+     * poll interval and write a byte back to that socket, 4,000 in all. Meanwhile
+     * 4 probes, virtual threads started from platform threads, must each run before
+     * another 100 of them have ended (with a poll once per scan, a few end: a
+     * queue's worth). A carrier that polls between every two tasks
+     * wakes the dispatcher after every task, so the dispatcher's submission queue
+     * grows by 3 a task and never empties while the probes wait. One run.
+     */
+    static void fanOutInTurn() throws Exception {
+        if (PARALLELISM != 1) {
+            System.out.println("fan-out in turn: skipped, needs parallelism 1");
+            return;
+        }
+        final int fanOut = 4, total = 4000, startAfter = 200, probes = 4;
+        final int maxEndedWhileWaiting = 100;
+        final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
+        var started = new AtomicInteger();
+        var ended = new AtomicInteger();
+        var failure = new AtomicReference<Throwable>();
+        try (var pair = new Pair()) {
+            Thread dispatcher = Thread.ofVirtual().start(() -> {
+                ByteBuffer bb = ByteBuffer.allocate(4096);
+                try {
+                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                    while (started.get() < total) {
+                        bb.clear();
+                        if (pair.channel.read(bb) < 0) {
+                            return;
                         }
-                        order.getAndIncrement();
-                    }));
-                }
-                for (Thread t : olderThreads) {
-                    awaitParked(t, "an older thread to park");
-                }
-                Thread task = Thread.ofVirtual().start(() -> {
-                    go.set(true);
-                    for (Thread t : olderThreads) {
-                        LockSupport.unpark(t);
+                        for (int k = 0; k < fanOut && started.get() < total; k++) {
+                            started.incrementAndGet();
+                            Thread.ofVirtual().start(() -> {
+                                long end = System.nanoTime() + spinNanos;
+                                while (System.nanoTime() < end) {
+                                    Thread.onSpinWait();
+                                }
+                                try {
+                                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                                } catch (IOException e) {
+                                    failure.compareAndSet(null, e);
+                                } finally {
+                                    ended.incrementAndGet();
+                                }
+                            });
+                        }
                     }
+                } catch (IOException e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (started.get() < startAfter && dispatcher.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the"
+                            + " dispatcher to start " + startAfter + " threads, started "
+                            + started.get());
+                }
+                Thread.sleep(1);  // polling a counter, not synchronising
+            }
+            // probes started from platform threads of their own, so that they go to
+            // submission queues other than the dispatcher's (a thread's probe picks one)
+            int[] endedWhileWaiting = new int[probes];
+            List<Thread> starters = new ArrayList<>();
+            for (int p = 0; p < probes; p++) {
+                final int index = p;
+                starters.add(Thread.ofPlatform().start(() -> {
+                    int before = ended.get();
+                    var endedAtRun = new AtomicInteger();
+                    Thread probe = Thread.ofVirtual().start(() -> endedAtRun.set(ended.get()));
                     try {
-                        pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                    } catch (IOException e) {
-                        throw new RuntimeException(e);
+                        join(probe, "a probe started from a platform thread to run");
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
                     }
-                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
-                    while (System.nanoTime() < end) {
-                        Thread.onSpinWait();
-                    }
-                });
-                join(task, "the task that queues the older threads");
-                join(reader, "the reader to read its byte");
-                for (Thread t : olderThreads) {
-                    join(t, "an older thread to run");
+                    endedWhileWaiting[index] = endedAtRun.get() - before;
+                }));
+            }
+            for (Thread t : starters) {
+                join(t, "a platform thread to start its probe and see it run");
+            }
+            join(dispatcher, "the dispatcher to start " + total + " threads");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (ended.get() < total && failure.get() == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
+                            + total + " started threads to end, ended " + ended.get());
                 }
-                places.add(readerPlace.get());
-                if (readerPlace.get() == 0) {
-                    first++;
-                }
+                Thread.sleep(1);  // polling a counter, not synchronising
+            }
+            if (failure.get() != null) {
+                throw new RuntimeException("fan-out in turn failed", failure.get());
+            }
+            int worst = Arrays.stream(endedWhileWaiting).max().getAsInt();
+            System.out.println("fan-out in turn: fanned-out threads that ended while each of "
+                    + probes + " probes waited to run: " + Arrays.toString(endedWhileWaiting)
+                    + " (of " + total + ")");
+            if (worst >= maxEndedWhileWaiting) {
+                throw new RuntimeException("fan-out in turn: a thread started from a"
+                        + " platform thread waited while " + worst + " of " + total
+                        + " threads fanned out by a reader ran: readiness was taken in"
+                        + " ahead of the queued work; per probe: "
+                        + Arrays.toString(endedWhileWaiting) + "; read pollers: "
+                        + sun.nio.ch.Poller.readPollers());
             }
         }
-        System.out.println("ready runs next: reader's place among " + older + " older threads,"
-                + " " + iterations + " iterations: " + places);
-        if (first < minFirst) {
-            throw new RuntimeException("ready runs next: a reader polled between tasks ran"
-                    + " first in only " + first + " of " + iterations + " iterations (want "
-                    + minFirst + "); its places among " + older + " older queued threads: "
-                    + places + "; read pollers: " + sun.nio.ch.Poller.readPollers());
+    }
+
+    /**
+     * One side of a chatter connection: the first side writes, then each side reads
+     * a byte, spins, writes it back, until stop is set or the connection closes.
+     */
+    private static void chat(SocketChannel ch, boolean first, AtomicBoolean stop,
+                             long spinNanos, AtomicLong roundTrips,
+                             AtomicReference<Throwable> failure) {
+        ByteBuffer bb = ByteBuffer.allocate(1);
+        try {
+            if (first) {
+                ch.write(bb.put((byte) 1).flip());
+            }
+            while (!stop.get()) {
+                bb.clear();
+                if (ch.read(bb) != 1) {
+                    return;
+                }
+                long end = System.nanoTime() + spinNanos;
+                while (System.nanoTime() < end) {
+                    Thread.onSpinWait();
+                }
+                roundTrips.incrementAndGet();
+                ch.write(bb.flip());
+            }
+        } catch (IOException e) {
+            if (!stop.get()) {
+                failure.compareAndSet(null, e);
+            }
         }
     }
 

@@ -121,9 +121,9 @@ public abstract class CarrierPoller {
      * Polls without blocking, if no other thread holds the poller and either
      * {@code idle} is true or the last poll is long enough ago; the virtual threads
      * whose file descriptors are ready are made runnable on the current carrier's
-     * queue, as by {@link #poll(boolean)}. Invoked by a carrier between two tasks,
-     * or with {@code idle} true when it found no task to run and is about to go
-     * idle; does not throw.
+     * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
+     * of the pool's queues for a task, or with {@code idle} true when it found no
+     * task to run and is about to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
 }
