@@ -508,7 +508,7 @@ run_rate() {    # run_rate ENDPOINT PCT RATE PAIR VARIANT_INDEX
   bg "$DIR/load.log" "open-model load generator" taskset -c "$LOAD_CPU" "$LOAD_JDK/bin/java" $LOAD_OPTS \
     -cp "$CLS/loadgen:$HDR_JAR" E2eLoad --port "$SPORT" --path "/$ep" --connections "$RATE_CONNS" --rate "$rate" \
     --warmup-s "$WARMUP" --duration-s "$DURATION" --drain-s "$DRAIN" --timeout-s "$TIMEOUT" \
-    --hgrm "$DIR/latency.hgrm" --label "$VNAME $ep $pct% pair $4"
+    --spin-us 2000 --hgrm "$DIR/latency.hgrm" --label "$VNAME $ep $pct% pair $4"
   local lpid=$BG_PID
   wait_line "$DIR/load.log" '^MEASURE_START' $((WARMUP + 120)) "$lpid" "the load generator"
   measure

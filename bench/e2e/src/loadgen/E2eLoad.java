@@ -21,6 +21,10 @@
  * - NIO Selector on --threads platform threads (default 1): virtual threads
  *   and the JDK's virtual-thread poller are not used, so the load generator
  *   does not share the code path under test. Run on Temurin 25 by the runner.
+ * - --spin-us N: when the next send is due within N us, poll the selector
+ *   without blocking rather than select(ms), whose 1 ms granularity is
+ *   otherwise the floor of the send lag (bench/apps passes 2000: its load core
+ *   has nothing else to run; bench/e2e does not, its backend shares the core).
  * - Every request is "GET <--path, default /> HTTP/1.1" (bench/apps asks for
  *   /plaintext and /json); the response must be 200 with a Content-Length.
  *
@@ -71,6 +75,10 @@ public final class E2eLoad {
     static final CountDownLatch go = new CountDownLatch(1);
 
     static String path = "/";            // --path: the request target (bench/apps uses /plaintext, /json)
+    // --spin-us: when the next send is due within this many microseconds, poll
+    // the selector without blocking instead of select(ms), whose 1 ms granularity
+    // is otherwise the floor of the send lag; costs the load core's idle time
+    static long spinNs = 0;
     static byte[] REQUEST_BYTES;
 
     public static void main(String[] args) throws Exception {
@@ -91,10 +99,12 @@ public final class E2eLoad {
                 case "--label" -> label = args[++i];
                 case "--progress" -> progress = true;
                 case "--path" -> path = args[++i];
+                case "--spin-us" -> spinNs = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(args[++i]));
                 default -> fail("unknown argument " + a);
             }
         }
         if (port <= 0) fail("--port is required");
+        if (spinNs < 0) fail("--spin-us must not be negative");
         if (!path.startsWith("/") || path.chars().anyMatch(ch -> ch <= ' ' || ch > '~')) fail("--path must be an origin-form target such as /json");
         REQUEST_BYTES = ("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nUser-Agent: et-jdk-e2e\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
@@ -394,7 +404,8 @@ public final class E2eLoad {
 
                 long wakeAt = Math.min(nextScan, issuing ? nextDue : drainEnd);
                 long waitNs = wakeAt - System.nanoTime();
-                if (waitNs <= 0) sel.selectNow();
+                if (waitNs <= spinNs) sel.selectNow();
+                else if (spinNs > 0) sel.select(Math.max(1, (waitNs - spinNs) / 1_000_000));
                 else sel.select(Math.max(1, (waitNs + 999_999) / 1_000_000));
 
                 Iterator<SelectionKey> it = sel.selectedKeys().iterator();
