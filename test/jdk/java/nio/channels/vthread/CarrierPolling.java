@@ -94,8 +94,11 @@ public class CarrierPolling {
             submitRace();
             timedParks();
             busyCarriers();
+            fanOutBacklog();  // before readinessInTurn, whose closes print from virtual
+                              // threads: compensated writes that leave spare carriers
             readinessInTurn();
             fanOutInTurn();
+            refillingQueue();
             pinnedReader();
             compensatedBlock();
             pollsWithSpare();
@@ -412,6 +415,221 @@ public class CarrierPolling {
             if (!stop.get()) {
                 failure.compareAndSet(null, e);
             }
+        }
+    }
+
+    /**
+     * Readiness is not taken in faster than the queues drain. With one carrier, a
+     * dispatcher reads a socket and, every time it wakes, starts 32 virtual
+     * threads (more than the 16 tasks a scan runs, ForkJoinPool's
+     * CARRIER_POLL_STAY) that each spin 100 us and write a byte back, 4,000 in
+     * all. The threads started and not yet ended must stay under 4 x 32: a carrier
+     * does not poll while more than 16 tasks are queued where it works. A carrier
+     * that polls at every scan wakes the dispatcher every 16 tasks, and the
+     * backlog grows by 16 a scan. One carrier only: an idle carrier blocked in the
+     * poller takes in whatever is ready when it is woken for work. One run.
+     */
+    static void fanOutBacklog() throws Exception {
+        if (PARALLELISM != 1) {
+            System.out.println("fan-out backlog: skipped, needs parallelism 1");
+            return;
+        }
+        final int fanOut = 32, total = 4000, maxBacklog = 4 * fanOut;
+        final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
+        var started = new AtomicInteger();
+        var ended = new AtomicInteger();
+        var peak = new AtomicInteger();
+        var failure = new AtomicReference<Throwable>();
+        try (var pair = new Pair()) {
+            Thread dispatcher = Thread.ofVirtual().start(() -> {
+                ByteBuffer bb = ByteBuffer.allocate(4096);
+                try {
+                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                    while (started.get() < total) {
+                        bb.clear();
+                        if (pair.channel.read(bb) < 0) {
+                            return;
+                        }
+                        peak.accumulateAndGet(started.get() - ended.get(), Math::max);
+                        for (int k = 0; k < fanOut && started.get() < total; k++) {
+                            started.incrementAndGet();
+                            Thread.ofVirtual().start(() -> {
+                                long end = System.nanoTime() + spinNanos;
+                                while (System.nanoTime() < end) {
+                                    Thread.onSpinWait();
+                                }
+                                try {
+                                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                                } catch (IOException e) {
+                                    failure.compareAndSet(null, e);
+                                } finally {
+                                    ended.incrementAndGet();
+                                }
+                            });
+                        }
+                    }
+                } catch (IOException e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            join(dispatcher, "the dispatcher to start " + total + " threads, " + fanOut
+                    + " a wake (started " + started.get() + ", ended " + ended.get() + ")");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (ended.get() < total && failure.get() == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
+                            + total + " started threads to end, ended " + ended.get());
+                }
+                Thread.sleep(1);  // polling a counter, not synchronising
+            }
+        }
+        if (failure.get() != null) {
+            throw new RuntimeException("fan-out backlog failed", failure.get());
+        }
+        System.out.println("fan-out backlog: at most " + peak.get() + " threads started and"
+                + " not ended when the dispatcher woke (" + total + " threads, " + fanOut
+                + " a wake)");
+        if (peak.get() > maxBacklog) {
+            throw new RuntimeException("fan-out backlog: the dispatcher woke with " + peak.get()
+                    + " threads it started still queued or running (bound " + maxBacklog
+                    + "): readiness was taken in faster than the queue drained; read"
+                    + " pollers: " + sun.nio.ch.Poller.readPollers());
+        }
+    }
+
+    /**
+     * Readiness is not left behind queues that keep refilling. A feeder virtual
+     * thread keeps 2 x parallelism + 2 virtual threads started, each spinning
+     * 100 us (so it and its spinners cycle through the carriers' own queues and
+     * no queue ever empties), while a virtual thread does 1-byte round trips with
+     * a platform-thread echo peer. Each round trip must resume before another
+     * 64 spinners per carrier have ended: a carrier runs at most ForkJoinPool's
+     * CARRIER_POLL_STAY (16) tasks from one queue, then polls, and the reader
+     * then waits behind at most 16 tasks in the carrier's queue. A carrier that
+     * drains its own queue before it polls again leaves the reader to the
+     * watchdog, whose poll queues it as a submission, behind the cycle: with one
+     * carrier the reader, started from a platform thread, never runs; with two, a
+     * round trip waits now and then. 200 round trips; counts of ended spinners,
+     * not times.
+     */
+    static void refillingQueue() throws Exception {
+        final int roundTrips = 200, inFlight = 2 * PARALLELISM + 2;
+        final int maxEndedWhileWaiting = 64 * PARALLELISM;
+        final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
+        var ended = new AtomicInteger();
+        var endedAtEcho = new AtomicInteger();
+        var echoes = new AtomicInteger();
+        var resumes = new AtomicInteger();
+        var stop = new AtomicBoolean();
+        var failure = new AtomicReference<Throwable>();
+        var slots = new java.util.concurrent.Semaphore(inFlight);
+        int[] endedWhileWaiting = new int[roundTrips];
+        try (var pair = new Pair()) {
+            Thread feeder = Thread.ofVirtual().start(() -> {
+                try {
+                    while (!stop.get()) {
+                        if (!slots.tryAcquire(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                            throw new RuntimeException("waited " + WATCHDOG_SECONDS
+                                    + " s for one of " + inFlight + " spinners to end");
+                        }
+                        Thread.ofVirtual().start(() -> {
+                            long end = System.nanoTime() + spinNanos;
+                            while (System.nanoTime() < end) {
+                                Thread.onSpinWait();
+                            }
+                            ended.incrementAndGet();
+                            slots.release();
+                        });
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            Thread echo = Thread.ofPlatform().start(() -> {
+                ByteBuffer bb = ByteBuffer.allocate(1);
+                try {
+                    for (int i = 0; i < roundTrips; i++) {
+                        bb.clear();
+                        if (pair.peer.read(bb) != 1) {
+                            throw new IOException("echo peer: end of stream");
+                        }
+                        pair.peer.write(bb.flip());
+                        endedAtEcho.set(ended.get());  // after the write: a peer
+                        echoes.incrementAndGet();      // descheduled before it is not counted
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            Thread reader = Thread.ofVirtual().start(() -> {
+                ByteBuffer bb = ByteBuffer.allocate(1);
+                try {
+                    for (int i = 0; i < roundTrips; i++) {
+                        pair.channel.write(bb.clear().put((byte) i).flip());
+                        bb.clear();
+                        if (pair.channel.read(bb) != 1 || bb.get(0) != (byte) i) {
+                            throw new IOException("round trip " + i + ": wrong reply");
+                        }
+                        while (echoes.get() <= i) {
+                            Thread.onSpinWait();  // the peer has yet to count its write
+                        }
+                        endedWhileWaiting[i] = ended.get() - endedAtEcho.get();
+                        resumes.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+                while (reader.isAlive() && failure.get() == null) {
+                    // fail as soon as a reply has waited too long, not at the deadline
+                    int resumed = resumes.get();
+                    if (echoes.get() > resumed
+                            && ended.get() - endedAtEcho.get() > maxEndedWhileWaiting
+                            && resumes.get() == resumed) {
+                        throw new RuntimeException("refilling queue: round trip " + resumed
+                                + ": the reply arrived and " + maxEndedWhileWaiting
+                                + " spinners have ended since, but the reader has not"
+                                + " resumed: readiness was left behind queues that keep"
+                                + " refilling; read pollers: "
+                                + sun.nio.ch.Poller.readPollers());
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new RuntimeException("refilling queue: waited "
+                                + WATCHDOG_SECONDS + " s for " + roundTrips + " round trips"
+                                + " beside " + inFlight + " spinners in flight, did "
+                                + resumes.get() + " while " + ended.get() + " spinners"
+                                + " ended: a reader started from a platform thread, or"
+                                + " whose reply arrived, was left behind queues that keep"
+                                + " refilling; read pollers: "
+                                + sun.nio.ch.Poller.readPollers());
+                    }
+                    Thread.sleep(1);  // polling counters, not synchronising
+                }
+            } finally {
+                stop.set(true);
+                pair.close();  // ends the reader and the echo peer if they still wait
+                join(reader, "the reader to end");
+                join(echo, "the echo peer to end");
+                join(feeder, "the feeder to stop");
+            }
+        }
+        if (failure.get() != null) {
+            throw new RuntimeException("refilling queue failed", failure.get());
+        }
+        int[] sorted = endedWhileWaiting.clone();
+        Arrays.sort(sorted);
+        int worst = sorted[roundTrips - 1];
+        System.out.println("refilling queue: spinners that ended while a round trip waited:"
+                + " median " + sorted[roundTrips / 2] + ", worst " + worst + " ("
+                + roundTrips + " round trips, " + inFlight + " spinners in flight)");
+        if (worst > maxEndedWhileWaiting) {
+            throw new RuntimeException("refilling queue: a reader whose reply had arrived"
+                    + " waited while " + worst + " spinners ended (bound "
+                    + maxEndedWhileWaiting + "): readiness was left behind queues that"
+                    + " keep refilling; per round trip: " + Arrays.toString(endedWhileWaiting)
+                    + "; read pollers: " + sun.nio.ch.Poller.readPollers());
         }
     }
 
