@@ -122,8 +122,9 @@ public abstract class CarrierPoller {
      * {@code idle} is true or the last poll is long enough ago; the virtual threads
      * whose file descriptors are ready are made runnable on the current carrier's
      * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
-     * of the pool's queues for a task, or with {@code idle} true when it found no
-     * task to run and is about to go idle; does not throw.
+     * of the pool's queues for a task (at least every ForkJoinPool.CARRIER_POLL_STAY
+     * tasks, unless held back by a backlog), or with {@code idle} true when it found
+     * no task to run and is about to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
 }
