@@ -2,8 +2,9 @@
 """Results of bench/apps/run.sh (make bench-apps), standard library only.
 
   report.py line RAW RUN_DIR       one line about one run (printed after each run)
-  report.py peak RAW ENDPOINT      the peak req/s of ENDPOINT: the baseline variant's
-                                   median at its best connection count
+  report.py peak RAW ENDPOINT [PART]  the peak req/s of ENDPOINT: the baseline variant's
+                                   median at its best connection count, in the part
+                                   peak (default) or capacity
   report.py render RAW OUT.md      the page, OUT.csv beside it, plots in OUT's dir/<name>/
 
 Statistics, tables, the page header, CSV and SVG come from bench/lib/report.py.
@@ -50,11 +51,11 @@ def load_run(d):
          "rate_target": NAN, "achieved_rate": NAN, "send_lag_p99_ms": NAN, "held": "",
          "starved": NAN, "wrk_rps": NAN, "timeouts": NAN, "unanswered": NAN}
     perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS)
-    if part in ("peak", "rate"):
+    if part in ("peak", "capacity", "rate"):
         requests = float(env["served_after"]) - float(env["served_before"])
         window = float(env["perf_t1"]) - float(env["perf_t0"])
         r["rps"] = requests / window if window > 0 else NAN
-    if part == "peak":
+    if part in ("peak", "capacity"):
         w = kv_line(os.path.join(d, "wrk.log"), "WRK_RESULT ")
         for k in ("p50", "p99", "p999"):
             r[k + "_ms"] = num(w, k + "_us") / 1000.0
@@ -123,13 +124,15 @@ def load_all(raw):
 # ------------------------------------------------------------------ text
 
 def cell_title(part, cell, cfg, runs):
-    if part == "peak":
+    if part in ("peak", "capacity"):
         ep, c = cell.rsplit("-c", 1)
-        return f"/{ep}, {int(c):,} connections"
+        cap = f", server capped at {cfg.get('rate_cpu_quota', '?')}% of one CPU" if part == "capacity" else ""
+        return f"/{ep}, {int(c):,} connections{cap}"
     if part == "rate":
         ep, pct = cell.rsplit("-", 1)
         tgt = [r["rate_target"] for r in runs if r["part"] == part and r["cell"] == cell]
-        return f"/{ep} at {pct}% of the peak ({R.fmt(tgt[0]) if tgt else '?'} req/s), {cfg.get('rate_connections', '?')} connections"
+        base = "capacity" if int(cfg.get("rate_cpu_quota", "0") or 0) > 0 else "peak"
+        return f"/{ep} at {pct}% of the {base} ({R.fmt(tgt[0]) if tgt else '?'} req/s), {cfg.get('rate_connections', '?')} connections"
     tx, mode = cell.split("-", 1)
     what = "point SELECT by primary key" if tx == "select" else "UPDATE of the thread's own row + read back, one transaction"
     if mode == "direct":
@@ -140,7 +143,7 @@ def cell_title(part, cell, cfg, runs):
 
 
 def short_label(part, cell):
-    if part == "peak":
+    if part in ("peak", "capacity"):
         ep, c = cell.rsplit("-c", 1)
         return f"{'text' if ep == 'plaintext' else ep} c{c}"
     if part == "rate":
@@ -156,6 +159,7 @@ COLS = {
              ("cpu_us_per_req", "CPU µs/req", F), ("cpu_util", "server CPU (cores)", F),
              ("cs_per_req", "ctx sw/req", F), ("epoll_ctl_per_req", "epoll_ctl/req", F),
              ("syscalls_per_req", "syscalls/req", F), ("errors", "errors", F), ("bad", "non-200", F)],
+    "capacity": None,
     "rate": [("achieved_rate", "achieved req/s", F), ("send_lag_p99_ms", "send lag p99 ms", F),
              ("p50_ms", "p50 ms", F), ("p99_ms", "p99 ms", F), ("p999_ms", "p99.9 ms", F),
              ("cpu_us_per_req", "CPU µs/req", F), ("cpu_util", "server CPU (cores)", F),
@@ -168,8 +172,10 @@ COLS = {
            ("syscalls_per_req", "syscalls/tx", F), ("errors", "errors", F), ("bad", "bad/lost", F),
            ("starved", "starved threads", F)],
 }
+COLS["capacity"] = COLS["peak"]
 PART_TITLES = {
     "peak": "Peak throughput: wrk, closed loop",
+    "capacity": "Capacity under a CPU cap: wrk, closed loop",
     "rate": "Latency at fixed rates: open model",
     "db": "Database client: MariaDB Connector/J and HikariCP",
 }
@@ -178,9 +184,17 @@ PART_INTRO = {
              "{warmup} s of warmup and {duration} s measured. req/s is the server's own count over the perf "
              "window; the latencies are wrk's, from send to response on a busy connection (closed loop: not "
              "corrected for coordinated omission, so read them as a shape, not as a user's latency)."),
+    "capacity": ("The rate part's server under `wrk -t1` at {rate_connections} connections, as in the peak "
+                 "part, but capped at {rate_cpu_quota}% of one CPU by a cgroup CPU quota (period "
+                 "{quota_period_us} µs) after an uncapped {warmup} s warmup (so that the JIT's work is done "
+                 "first; the rate runs are warmed the same way). One load-generator thread cannot hold fixed rates near the uncapped peak (about "
+                 "20,000 req/s is its reach: bench/apps/README.md), so the rates run against this capacity: the "
+                 "first variant's median req/s. The cap is what a CPU-limited container sees; its throttling "
+                 "(the quota is spent, the server waits for the next period) shows in the tails."),
     "rate": ("The same server under bench/e2e's open-model generator (`E2eLoad`, one NIO thread on the load "
-             "JDK, CPU {load_cpu}) at a fixed rate, a percentage of the peak (the first variant's median "
-             "req/s at its best connection count). Latency runs from each request's *intended* send time. "
+             "JDK, CPU {load_cpu}) at a fixed rate, a percentage of the base rate (with a CPU cap, the first "
+             "variant's median capacity under it, above; without, its median peak req/s at its best connection "
+             "count; or `--peak`). Latency runs from each request's *intended* send time. "
              "A run held its rate when it achieved at least 98% of it, with no timeout or unanswered request "
              "and a generator send lag p99 of at most {max_lag_ms} ms; the line under each table says which "
              "runs did. *errors* are connection errors; *late or unanswered* are responses that came more than "
@@ -257,7 +271,8 @@ def render(raw, out):
         L += ["## Observations", ""] + [f"- {o}" for o in obs] + [""]
 
     fmtargs = {k: cfg.get(k, "?") for k in ("server_cpu", "load_cpu", "warmup", "duration", "max_lag_ms", "db_threads",
-                                            "timeout", "drain")}
+                                            "timeout", "drain", "rate_cpu_quota", "quota_period_us",
+                                            "rate_connections")}
     L += [R.ratio_note(variants), "",
           "Per request (or transaction): the JVM under test's CPU time (perf `task-clock`), context switches, "
           "`epoll_ctl` calls and all syscalls, counted over the measured window minus 0.5 s at each end and "
@@ -265,7 +280,7 @@ def render(raw, out):
           "1.0 is the whole of its CPU.", ""]
 
     plots = []
-    for part in ("peak", "rate", "db"):
+    for part in ("peak", "capacity", "rate", "db"):
         pr = [r for r in runs if r["part"] == part]
         if not pr:
             continue
@@ -290,7 +305,7 @@ def render(raw, out):
             L += [note, ""]
         # plots of this part: throughput (or p99 for fixed rates), CPU and epoll_ctl per request
         labels = [short_label(part, c) for c in cells]
-        first = ("rps", "req/s" if part == "peak" else "transactions/s", "throughput") if part != "rate" \
+        first = ("rps", "req/s" if part in ("peak", "capacity") else "transactions/s", "throughput") if part != "rate" \
             else ("p99_ms", "p99 latency (ms)", "p99-latency")
         for key, ylabel, slug in (first, ("cpu_us_per_req", "CPU µs per request", "cpu-per-request"),
                                   ("epoll_ctl_per_req", "epoll_ctl per request", "epoll-ctl-per-request")):
@@ -339,7 +354,7 @@ def line(raw, d):
     print(s)
 
 
-def peak(raw, endpoint):
+def peak(raw, endpoint, part="peak"):
     variants = [row["name"] for row in R.read_table(os.path.join(raw, "variants.tsv"), "\t")]
     best = 0.0
     with open(os.path.join(raw, "runs.list"), encoding="utf-8") as f:
@@ -347,14 +362,14 @@ def peak(raw, endpoint):
     by_cell = {}
     for d in dirs:
         env = R.read_kv(os.path.join(d, "run.env"))
-        if env.get("part") == "peak" and env.get("endpoint") == endpoint and env.get("variant") == variants[0]:
+        if env.get("part") == part and env.get("endpoint") == endpoint and env.get("variant") == variants[0]:
             by_cell.setdefault(env["cell"], []).append(load_run(d)["rps"])
     for vals in by_cell.values():
         st = R.stats(vals)
         if st:
             best = max(best, st[0])
     if best <= 0:
-        raise R.DataError(f"{raw}: no peak runs of /{endpoint} by {variants[0]}")
+        raise R.DataError(f"{raw}: no {part} runs of /{endpoint} by {variants[0]}")
     print(f"{best:.0f}")
 
 
@@ -362,8 +377,8 @@ def main(argv):
     try:
         if len(argv) == 3 and argv[0] == "line":
             line(argv[1], argv[2])
-        elif len(argv) == 3 and argv[0] == "peak":
-            peak(argv[1], argv[2])
+        elif len(argv) in (3, 4) and argv[0] == "peak":
+            peak(*argv[1:])
         elif len(argv) == 3 and argv[0] == "render":
             render(argv[1], argv[2])
         else:

@@ -7,8 +7,10 @@
 # fresh JVM per run, >= 5 pairs:
 #   peak  Jetty 12 (VirtualThreadPool) on CPU 0, wrk on CPU 1: /plaintext and
 #         /json at 100 and 1,000 connections
-#   rate  the same server under bench/e2e's open-model generator at 50/75/90%
-#         of the first variant's peak: latency from the intended send time,
+#   rate  the same server capped at 12% of one CPU (a cgroup CPU quota, so that
+#         one generator thread can hold the rates): first its capacity under
+#         the cap (wrk), then bench/e2e's open-model generator at 50/75/90% of
+#         the first variant's capacity: latency from the intended send time,
 #         with the achieved rate and the send lag of every run
 #   db    MariaDB Connector/J on 100 virtual threads (CPU 0) against a MariaDB
 #         server this script starts in a temporary directory (CPU 1): point
@@ -31,6 +33,7 @@ PERF_EVENTS=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,raw_syscall
 # the tools, by name (tools/test/run-frontend-tests.sh points them elsewhere to test the messages)
 WRK=${BENCH_APPS_WRK:-wrk}
 MARIADBD=${BENCH_APPS_MARIADBD:-mariadbd}
+CG_ROOT=${BENCH_APPS_CGROUP_ROOT:-/sys/fs/cgroup}
 
 # ---- defaults (documented in README.md) ----
 JDK=""
@@ -45,6 +48,8 @@ ENDPOINTS="plaintext json"
 PEAK_CONNS="100 1000"
 RATE_PCTS="50 75 90"
 RATE_CONNS=100
+RATE_QUOTA=12
+QUOTA_PERIOD_US=10000
 PEAK_GIVEN=""
 WARMUP=5
 DURATION=15
@@ -91,7 +96,10 @@ usage: bench/apps/run.sh --jdk DIR [options]
   --peak-connections "N ..."  wrk connections (default: "$PEAK_CONNS")
   --rate-pcts "P ..."    open-model rates, percent of the peak (default: "$RATE_PCTS")
   --rate-connections N   open-model connections (default: $RATE_CONNS)
-  --peak plaintext=R,json=R   peak rates for the rate part when the peak part does not run
+  --rate-cpu-quota PCT   cap the server at PCT% of one CPU in the rate part (a cgroup CPU quota, period
+                         $((QUOTA_PERIOD_US / 1000)) ms; root), measure its capacity under the cap with wrk, and run the rates
+                         against that; 0: no cap, the rates are against the peak part's peak (default: $RATE_QUOTA)
+  --peak plaintext=R,json=R   base rates (req/s) for the rate part, instead of measuring them
   --max-lag-ms MS        a rate run whose generator send lag p99 exceeds this did not hold its rate (default: $MAX_LAG_MS)
   --db-tx "T ..."        of: select update (default: "$DB_TXS")
   --db-modes "M ..."     of: direct hikari (default: "$DB_MODES")
@@ -132,6 +140,7 @@ while [ $# -gt 0 ]; do
     --peak-connections) need "$@"; PEAK_CONNS=$2; shift 2 ;;
     --rate-pcts) need "$@"; RATE_PCTS=$2; shift 2 ;;
     --rate-connections) need "$@"; RATE_CONNS=$2; shift 2 ;;
+    --rate-cpu-quota) need "$@"; RATE_QUOTA=$2; shift 2 ;;
     --peak) need "$@"; PEAK_GIVEN=$2; shift 2 ;;
     --max-lag-ms) need "$@"; MAX_LAG_MS=$2; shift 2 ;;
     --db-tx) need "$@"; DB_TXS=$2; shift 2 ;;
@@ -151,7 +160,7 @@ isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 inlist() { local x=$1; shift; [[ " $* " == *" $x "* ]]; }
 [ -n "$JDK" ] || { usage >&2; die "--jdk is required (the JDK under test, e.g. build/<conf>/images/jdk)"; }
-for v in PAIRS WARMUP DURATION DRAIN TIMEOUT RATE_CONNS DB_THREADS DB_POOL DB_ROWS SERVER_CPU LOAD_CPU; do
+for v in PAIRS WARMUP DURATION DRAIN TIMEOUT RATE_CONNS RATE_QUOTA DB_THREADS DB_POOL DB_ROWS SERVER_CPU LOAD_CPU; do
   isint "${!v}" || die "${v,,} must be a whole number, got '${!v}'"
 done
 isnum "$MAX_LAG_MS" || die "--max-lag-ms must be a number, got '$MAX_LAG_MS'"
@@ -161,6 +170,7 @@ isnum "$MAX_LAG_MS" || die "--max-lag-ms must be a number, got '$MAX_LAG_MS'"
 (( DURATION >= 3 )) || die "--duration must be at least 3 s (perf counts duration - 1 s)"
 (( DB_THREADS >= 1 && DB_THREADS <= 1000 )) || die "--db-threads must be 1..1000"
 (( DB_POOL >= 1 && RATE_CONNS >= 1 )) || die "--db-pool and --rate-connections must be at least 1"
+(( RATE_QUOTA <= 100 )) || die "--rate-cpu-quota must be a whole percentage of one CPU, 0-100 (0: no cap), got $RATE_QUOTA"
 [ -n "${PARTS// /}" ] || die "--parts is empty"
 for p in $PARTS; do inlist "$p" peak rate db || die "--parts: unknown part '$p' (peak, rate, db)"; done
 for e in $ENDPOINTS; do inlist "$e" plaintext json || die "--endpoints: unknown endpoint '$e' (plaintext, json)"; done
@@ -177,16 +187,16 @@ for n in "${VNAMES[@]}"; do [[ -z ${seen[$n]:-} ]] || die "--variant $n given tw
 [[ $OUT == *.md ]] || die "--out must name a .md file, got '$OUT'"
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 case $WORK in /*) ;; *) WORK=$PWD/$WORK ;; esac
-declare -A PEAK=()
+declare -A PEAK=() GIVEN=()
 if [ -n "$PEAK_GIVEN" ]; then
   for kv in ${PEAK_GIVEN//,/ }; do
     [[ $kv =~ ^(plaintext|json)=([0-9]+([.][0-9]+)?)$ ]] || die "--peak: expected plaintext=R,json=R, got '$kv'"
-    PEAK[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+    PEAK[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]} GIVEN[${BASH_REMATCH[1]}]=1
   done
 fi
-if inlist rate $PARTS && ! inlist peak $PARTS; then
+if inlist rate $PARTS && ! inlist peak $PARTS && (( RATE_QUOTA == 0 )); then
   for e in $ENDPOINTS; do
-    [ -n "${PEAK[$e]:-}" ] || die "the rate part needs the peak: run the peak part too, or pass --peak $e=REQ_PER_S"
+    [ -n "${PEAK[$e]:-}" ] || die "the rate part without a CPU cap needs the peak: run the peak part too, or pass --peak $e=REQ_PER_S"
   done
 fi
 
@@ -204,6 +214,16 @@ jfeature() { "$1/bin/java" -XshowSettings:properties -version 2>&1 | awk -F' = '
 feat=$(jfeature "$JDK")
 [ "${feat%%.*}" -ge 21 ] 2>/dev/null || die "--jdk $JDK is Java '${feat:-?}'; virtual threads and Jetty's VirtualThreadPool need 21 or later"
 if inlist peak $PARTS; then need_tool "$WRK" wrk "the peak part (HTTP throughput)"; fi
+if inlist rate $PARTS && (( RATE_QUOTA > 0 )); then need_tool "$WRK" wrk "the rate part under a CPU cap (warmup and capacity)"; fi
+# where the rate part's CPU quota can be set: cgroup v1's cpu controller, or cgroup v2 with cpu
+CG_VERSION=""
+if inlist rate $PARTS && (( RATE_QUOTA > 0 )); then
+  if [ -f "$CG_ROOT/cpu/cpu.cfs_quota_us" ]; then CG_VERSION=1 CG_PARENT=$CG_ROOT/cpu
+  elif grep -qw cpu "$CG_ROOT/cgroup.controllers" 2>/dev/null; then CG_VERSION=2 CG_PARENT=$CG_ROOT
+  else die "--rate-cpu-quota $RATE_QUOTA needs a cgroup CPU controller (v1 at $CG_ROOT/cpu, or v2 at $CG_ROOT with cpu in cgroup.controllers); none found. Pass --rate-cpu-quota 0 to run the rate part without a cap"
+  fi
+  [ -w "$CG_PARENT" ] || die "--rate-cpu-quota $RATE_QUOTA: $CG_PARENT is not writable; run as root, or pass --rate-cpu-quota 0"
+fi
 if inlist rate $PARTS; then
   [ -x "$LOAD_JDK/bin/java" ] && [ -x "$LOAD_JDK/bin/javac" ] ||
     die "--load-jdk $LOAD_JDK: no JDK there (the open-model load generator runs on it); install Temurin 25 or pass --load-jdk"
@@ -235,7 +255,7 @@ fi
 # ---- process and temporary-file bookkeeping: nothing outlives the run ----
 PIDS=()         # every process started in the background, in start order
 TMP_ROOT=""     # mktemp directory: FIFOs, the database's data directory and socket
-DB_PID="" DB_DIR="" NAP_PID="" RAW="" PCTL="" PACK=""
+DB_PID="" DB_DIR="" NAP_PID="" RAW="" PCTL="" PACK="" CGROUP=""
 stop_pid() {    # stop_pid PID [SECONDS]: TERM, then KILL after SECONDS (10)
   local p=$1 t=${2:-10} i
   kill -TERM "$p" 2>/dev/null || return 0
@@ -262,6 +282,7 @@ cleanup() {
   [ -z "$PCTL" ] || exec {PCTL}>&- 2>/dev/null || true
   [ -z "$PACK" ] || exec {PACK}<&- 2>/dev/null || true
   db_stop
+  [ -z "$CGROUP" ] || rmdir "$CGROUP" 2>/dev/null || say "could not remove $CGROUP"
   if [ -n "$TMP_ROOT" ] && [ -d "$TMP_ROOT" ]; then rm -rf "$TMP_ROOT"; fi
   guard_unlock
   if (( rc != 0 )) && [ -n "$RAW" ]; then say "stopped (exit $rc); raw files so far: $RAW"; fi
@@ -336,12 +357,26 @@ $probe"
 $probe"
 rm -f "$TMP_ROOT/probe-ctl" "$TMP_ROOT/probe-ack"
 
+# ---- the rate part's CPU cap: a cgroup of its own, removed by cleanup ----
+if [ -n "$CG_VERSION" ]; then
+  CGROUP=$CG_PARENT/et-bench-apps-$$
+  mkdir "$CGROUP" || { CGROUP=""; die "cannot create the cgroup $CG_PARENT/et-bench-apps-$$"; }
+  if [ "$CG_VERSION" = 1 ]; then
+    { echo "$QUOTA_PERIOD_US" >"$CGROUP/cpu.cfs_period_us" &&
+      echo $((QUOTA_PERIOD_US * RATE_QUOTA / 100)) >"$CGROUP/cpu.cfs_quota_us"; } 2>/dev/null
+  else
+    { grep -qw cpu "$CG_PARENT/cgroup.subtree_control" || echo +cpu >"$CG_PARENT/cgroup.subtree_control"; } 2>/dev/null &&
+      echo "$((QUOTA_PERIOD_US * RATE_QUOTA / 100)) $QUOTA_PERIOD_US" >"$CGROUP/cpu.max" 2>/dev/null
+  fi || die "cannot set a CPU quota of $RATE_QUOTA% in $CGROUP (cgroup v$CG_VERSION)"
+  say "rate part: the server is capped at $RATE_QUOTA% of one CPU ($CGROUP, period $QUOTA_PERIOD_US us)"
+fi
+
 # ---- compile ----
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RAW=$WORK/runs/$STAMP
 mkdir -p "$RAW/runs" "$WORK/classes"
 guard_log_to "$RAW/guard.log"
-echo "tmp_root=$TMP_ROOT" >"$RAW/session.env"
+{ echo "tmp_root=$TMP_ROOT"; echo "cgroup=$CGROUP"; } >"$RAW/session.env"
 say "raw results: $RAW"
 CLS=$WORK/classes
 rm -rf "$CLS"; mkdir -p "$CLS/app" "$CLS/loadgen"
@@ -356,7 +391,8 @@ fi
 {
   echo "jdk=$JDK"; echo "load_jdk=$LOAD_JDK"; echo "pairs=$PAIRS"; echo "parts=$PARTS"; echo "quick=$QUICK"
   echo "endpoints=$ENDPOINTS"; echo "peak_connections=$PEAK_CONNS"; echo "rate_pcts=$RATE_PCTS"
-  echo "rate_connections=$RATE_CONNS"; echo "max_lag_ms=$MAX_LAG_MS"; echo "warmup=$WARMUP"; echo "duration=$DURATION"
+  echo "rate_connections=$RATE_CONNS"; echo "rate_cpu_quota=$RATE_QUOTA"; echo "quota_period_us=$QUOTA_PERIOD_US"
+  echo "cgroup_version=$CG_VERSION"; echo "max_lag_ms=$MAX_LAG_MS"; echo "warmup=$WARMUP"; echo "duration=$DURATION"
   echo "drain=$DRAIN"; echo "timeout=$TIMEOUT"; echo "db_txs=$DB_TXS"; echo "db_modes=$DB_MODES"
   echo "db_threads=$DB_THREADS"; echo "db_pool=$DB_POOL"; echo "db_rows=$DB_ROWS"
   echo "server_cpu=$SERVER_CPU"; echo "load_cpu=$LOAD_CPU"; echo "jvm_opts=$JVM_OPTS"; echo "load_opts=$LOAD_OPTS"
@@ -464,6 +500,18 @@ start_server() {
   [ -n "$JAVA_PID" ] || die "cannot find the server JVM under perf (pid $PERF_PID)"
   { echo "server_port=$SPORT"; echo "admin_port=$APORT"; } >>"$RAW/session.env"
 }
+# wrk_warmup URL CONNS: wrk for WARMUP s (the JIT's work, before any cap)
+wrk_warmup() {
+  local rc=0
+  bg "$DIR/wrk-warmup.log" "wrk warmup" taskset -c "$LOAD_CPU" "$WRK" -t1 -c"$2" -d"${WARMUP}s" --timeout "${TIMEOUT}s" "$1"
+  wait_exit "$BG_PID" $((WARMUP + 60)) "wrk (warmup)" "$DIR/wrk-warmup.log" || rc=$?
+  (( rc == 0 )) || { logtail "$DIR/wrk-warmup.log" 5; die "wrk (warmup) failed, exit $rc"; }
+}
+# cap_server: the server JVM into the rate part's cgroup, after its uncapped warmup
+cap_server() {
+  echo "$JAVA_PID" >"$CGROUP/cgroup.procs" || die "cannot move the server JVM (pid $JAVA_PID) into $CGROUP"
+  echo "cpu_quota_pct=$RATE_QUOTA" >>"$DIR/run.env"
+}
 # measure LOAD_PID: the perf window, +0.5 s to duration - 0.5 s of the measured window
 measure() {
   local c0 c1 t0 t1
@@ -476,16 +524,15 @@ measure() {
   { echo "served_before=$c0"; echo "served_after=$c1"; echo "perf_t0=$t0"; echo "perf_t1=$t1"; } >>"$DIR/run.env"
 }
 
-run_peak() {    # run_peak ENDPOINT CONNS PAIR VARIANT_INDEX
-  local ep=$1 conns=$2 rc=0
-  run_begin peak "$ep-c$conns" "$3" "$4"
+run_peak() {    # run_peak ENDPOINT CONNS PAIR VARIANT_INDEX [capacity]: capacity, under the rate part's cap
+  local ep=$1 conns=$2 rc=0 part=${5:-peak}
+  run_begin "$part" "$ep-c$conns" "$3" "$4"
   { echo "endpoint=$ep"; echo "connections=$conns"; } >>"$DIR/run.env"
   start_server
   http_check "$SPORT" "/$ep" "${BODY[$ep]}"
   local url=http://127.0.0.1:$SPORT/$ep
-  bg "$DIR/wrk-warmup.log" "wrk warmup" taskset -c "$LOAD_CPU" "$WRK" -t1 -c"$conns" -d"${WARMUP}s" --timeout "${TIMEOUT}s" "$url"
-  wait_exit "$BG_PID" $((WARMUP + 60)) "wrk (warmup)" "$DIR/wrk-warmup.log" || rc=$?
-  (( rc == 0 )) || { logtail "$DIR/wrk-warmup.log" 5; die "wrk (warmup) failed, exit $rc"; }
+  wrk_warmup "$url" "$conns"
+  if [ "$part" = capacity ]; then cap_server; fi
   bg "$DIR/wrk.log" "wrk" taskset -c "$LOAD_CPU" "$WRK" -t1 -c"$conns" -d"${DURATION}s" --timeout "${TIMEOUT}s" \
     -s "$HERE/src/wrk-report.lua" "$url"
   local wpid=$BG_PID
@@ -504,6 +551,7 @@ run_rate() {    # run_rate ENDPOINT PCT RATE PAIR VARIANT_INDEX
   { echo "endpoint=$ep"; echo "pct=$pct"; echo "rate_target=$rate"; echo "connections=$RATE_CONNS"; echo "max_lag_ms=$MAX_LAG_MS"; } >>"$DIR/run.env"
   start_server
   http_check "$SPORT" "/$ep" "${BODY[$ep]}"
+  if [ -n "$CGROUP" ]; then wrk_warmup "http://127.0.0.1:$SPORT/$ep" "$RATE_CONNS"; cap_server; fi
   # shellcheck disable=SC2086
   bg "$DIR/load.log" "open-model load generator" taskset -c "$LOAD_CPU" "$LOAD_JDK/bin/java" $LOAD_OPTS \
     -cp "$CLS/loadgen:$HDR_JAR" E2eLoad --port "$SPORT" --path "/$ep" --connections "$RATE_CONNS" --rate "$rate" \
@@ -596,9 +644,21 @@ if inlist peak $PARTS; then
   done
 fi
 if inlist rate $PARTS; then
+  declare -A BASE_FROM=()
+  for ep in $ENDPOINTS; do
+    if [ -n "${GIVEN[$ep]:-}" ]; then BASE_FROM[$ep]="--peak"
+    elif (( RATE_QUOTA > 0 )); then
+      for ((pair = 1; pair <= PAIRS; pair++)); do for ((vi = 0; vi < nv; vi++)); do
+        run_peak "$ep" "$RATE_CONNS" "$pair" "$vi" capacity
+      done; done
+      PEAK[$ep]=$(python3 "$HERE/report.py" peak "$RAW" "$ep" capacity) || die "could not compute the capacity of /$ep"
+      BASE_FROM[$ep]="median of ${VNAMES[0]}'s capacity at $RATE_QUOTA% of one CPU"
+    else BASE_FROM[$ep]="median of ${VNAMES[0]} at its best connection count"
+    fi
+  done
   for ep in $ENDPOINTS; do
     echo "peak_$ep=${PEAK[$ep]}" >>"$RAW/config.env"
-    say "/$ep: peak ${PEAK[$ep]} req/s ($(inlist peak $PARTS && echo "median of ${VNAMES[0]} at its best connection count" || echo "--peak")); rates at $RATE_PCTS %"
+    say "/$ep: base ${PEAK[$ep]} req/s (${BASE_FROM[$ep]}); rates at $RATE_PCTS %"
     for pct in $RATE_PCTS; do
       rate=$(awk -v p="${PEAK[$ep]}" -v q="$pct" 'BEGIN { printf "%d", p * q / 100 + 0.5 }')
       (( rate >= 1 )) || die "the rate for /$ep at $pct% of ${PEAK[$ep]} is below 1 req/s"

@@ -336,9 +336,16 @@ if [ -x "$T25/bin/javac" ]; then
   # past the guard, a --connections no machine here allows stops it before any JVM
   expect_failure "bench-e2e --allow-busy goes on past the guard" "going on because of --allow-busy" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --allow-busy --connections 10000000
-  # bench-apps: the rate part with a given peak needs neither wrk nor mariadbd
+  # bench-apps: the rate part with a given peak and no CPU cap needs neither wrk nor mariadbd
   expect_failure "bench-apps (bench/apps/run.sh) refuses a busy machine" "$busy_msg" \
-    "${busy_env[@]}" "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts rate --peak plaintext=1000,json=1000
+    "${busy_env[@]}" "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts rate --peak plaintext=1000,json=1000 \
+    --rate-cpu-quota 0
+  expect_failure "bench-apps: a CPU quota over 100% of one CPU" "must be a whole percentage of one CPU, 0-100" \
+    "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts rate --rate-cpu-quota 150
+  expect_failure "bench-apps: a CPU cap without a cgroup CPU controller names the way out" \
+    "needs a cgroup CPU controller .* Pass --rate-cpu-quota 0" \
+    env BENCH_APPS_CGROUP_ROOT="$d/no-cgroup" BENCH_APPS_WRK=true "$d/bench/apps/run.sh" --jdk "$T25" \
+    --out "$d/apps.md" --parts rate
   expect_failure "bench-apps names the Debian package of a missing wrk" "in the package wrk: apt-get install wrk" \
     env BENCH_APPS_WRK=et-test-no-wrk "$d/bench/apps/run.sh" --jdk "$T25" --out "$d/apps.md" --parts peak
   expect_failure "bench-apps names the Debian package of a missing mariadbd" "in the package mariadb-server: apt-get install mariadb-server" \

@@ -91,10 +91,20 @@ interrupt_case() {
   [ -n "$ports" ] && [ -z "$listening" ] && pass "$name: no port it used is listening ($(echo $ports))" ||
     fail "$name: ports still listening:$listening (ports used: $ports)"
   [ ! -e "$scratch/$name.md" ] && pass "$name: no page written" || fail "$name: an interrupted run wrote $scratch/$name.md"
+  local cg
+  cg=$(sed -n 's/^cgroup=//p' "$raw/session.env")
+  if [ -n "$cg" ]; then
+    [ ! -e "$cg" ] && pass "$name: its cgroup ${cg##*/} is removed" || fail "$name: cgroup $cg left"
+  fi
 }
 
 interrupt_case peak-sigint peak ' wrk$' INT group 130
 interrupt_case db-sigterm db ' database client \(java under perf\)$' TERM runner 143
+if [ -w /sys/fs/cgroup/cpu ] || { [ -w /sys/fs/cgroup ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; }; then
+  interrupt_case rate-sigint rate ' open-model load generator$' INT group 130
+else
+  echo "SKIP: rate-sigint (no writable cgroup CPU controller for the rate part's cap)"
+fi
 
 echo "bench/apps cleanup tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
