@@ -426,8 +426,10 @@ public class CarrierPolling {
      * a carrier does not poll while more tasks are queued where it works than 16
      * and than it ran since it last polled. A carrier that polls at every scan
      * wakes the dispatcher every 16 tasks, and the backlog grows by 16 a scan.
-     * One carrier only (no spare, so it runs first): an idle carrier blocked in
-     * the poller takes in whatever is ready when it is woken for work. One run.
+     * Wakes after a watchdog poll (the carrier descheduled for 10 ms) are not
+     * counted. One carrier only (no spare, so it runs first): an idle carrier
+     * blocked in the poller takes in whatever is ready when it is woken for work.
+     * One run.
      */
     static void fanOutBacklog() throws Exception {
         if (PARALLELISM != 1) {
@@ -443,18 +445,25 @@ public class CarrierPolling {
         var started = new AtomicInteger();
         var ended = new AtomicInteger();
         var peak = new AtomicInteger();
+        var wakes = new AtomicInteger();
+        var counted = new AtomicInteger();
         var failure = new AtomicReference<Throwable>();
         try (var pair = new Pair()) {
             Thread dispatcher = Thread.ofVirtual().start(() -> {
                 ByteBuffer bb = ByteBuffer.allocate(4096);
                 try {
                     pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                    long watchdog = watchdogPolls();
                     while (started.get() < total) {
                         bb.clear();
                         if (pair.channel.read(bb) < 0) {
                             return;
                         }
-                        peak.accumulateAndGet(started.get() - ended.get(), Math::max);
+                        wakes.incrementAndGet();
+                        if (watchdog == (watchdog = watchdogPolls())) {
+                            counted.incrementAndGet();
+                            peak.accumulateAndGet(started.get() - ended.get(), Math::max);
+                        }
                         for (int k = 0; k < fanOut && started.get() < total; k++) {
                             started.incrementAndGet();
                             Thread.ofVirtual().start(() -> {
@@ -491,8 +500,13 @@ public class CarrierPolling {
             throw new RuntimeException("fan-out backlog failed", failure.get());
         }
         System.out.println("fan-out backlog: at most " + peak.get() + " threads started and"
-                + " not ended when the dispatcher woke (" + total + " threads, " + fanOut
-                + " a wake)");
+                + " not ended when the dispatcher woke (" + counted.get() + " of " + wakes.get()
+                + " wakes counted; " + total + " threads, " + fanOut + " a wake)");
+        if (counted.get() < wakes.get() / 2) {
+            throw new RuntimeException("fan-out backlog: the watchdog polled before "
+                    + (wakes.get() - counted.get()) + " of " + wakes.get() + " wakes: the"
+                    + " carrier did not poll; read pollers: " + sun.nio.ch.Poller.readPollers());
+        }
         if (peak.get() > maxBacklog) {
             throw new RuntimeException("fan-out backlog: the dispatcher woke with " + peak.get()
                     + " threads it started still queued or running (bound " + maxBacklog
@@ -507,16 +521,16 @@ public class CarrierPolling {
      * 100 us (the spinners go to the feeder's submission queue, the feeder, when
      * a spinner unparks it, to that carrier's own queue, so the submission queue
      * never empties; it holds fewer than 16), while a virtual thread does 1-byte
-     * round trips with
-     * a platform-thread echo peer. Each round trip must resume before another
-     * 96 spinners per carrier have ended (6 scans' worth): a carrier runs at most
-     * ForkJoinPool's CARRIER_POLL_STAY (16) tasks in a scan, then polls, and the
-     * reader then waits behind at most 16 tasks in the carrier's queue. Round trips during
-     * which the watchdog polled (a carrier descheduled or paused for 10 ms) are
-     * not counted. A carrier that drains a queue before it polls again leaves the
-     * reader to the watchdog, whose poll queues it as a submission, behind the
-     * cycle: with one carrier the reader, started from a platform thread, never
-     * runs. 200 round trips; counts of ended spinners, not times.
+     * round trips with a platform-thread echo peer. Each round trip must resume
+     * before another 96 spinners per carrier have ended (6 scans' worth): a
+     * carrier runs at most ForkJoinPool's CARRIER_POLL_STAY (16) tasks in a scan,
+     * then polls, and the reader then waits behind at most 16 tasks in the
+     * carrier's queue. Round trips during which the watchdog polled (a carrier
+     * descheduled or paused for 10 ms) are not counted. A carrier that drains a
+     * queue before it polls again leaves the reader to the watchdog, whose poll
+     * queues it as a submission, behind the cycle: with one carrier the reader,
+     * started from a platform thread, never runs. 200 round trips; counts of
+     * ended spinners, not times.
      */
     static void refillingQueue() throws Exception {
         final int roundTrips = 200, inFlight = 2 * PARALLELISM + 2;
@@ -560,10 +574,11 @@ public class CarrierPolling {
                         if (pair.peer.read(bb) != 1) {
                             throw new IOException("echo peer: end of stream");
                         }
-                        pair.peer.write(bb.flip());
-                        endedAtEcho.set(ended.get());  // after the write: a peer
-                        watchdogAtEcho.set(watchdogPolls()); // descheduled before it
-                        echoes.incrementAndGet();      // is not counted
+                        long watchdog = watchdogPolls();  // before the write: a poll
+                        pair.peer.write(bb.flip());       // right after it counts
+                        endedAtEcho.set(ended.get());     // after the write: a peer
+                        watchdogAtEcho.set(watchdog);     // descheduled before it
+                        echoes.incrementAndGet();         // is not counted
                     }
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
