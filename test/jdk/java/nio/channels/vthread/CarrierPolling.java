@@ -424,7 +424,7 @@ public class CarrierPolling {
      * CARRIER_POLL_STAY) that each spin 100 us and write a byte back, 4,000 in
      * all. The threads started and not ended when it wakes must be at most 4 x 32:
      * a carrier does not poll while more tasks are queued where it works than 16
-     * and than it ran since it last polled. A carrier that polls at every scan
+     * and than it ran since its last poll at the start of a scan. A carrier that polls at every scan
      * wakes the dispatcher every 16 tasks, and the backlog grows by 16 a scan.
      * Wakes after a watchdog poll (the carrier descheduled for 10 ms) are not
      * counted. One carrier only (no spare, so it runs first): an idle carrier
