@@ -153,8 +153,15 @@ class EdgeTriggeredDatagramPipeRaces {
         awaitParked(reader.thread(), fd, "reader to park (read cycle on fd " + fd + ")");
         source.send(value);
         assertEquals(value, (byte) (int) reader.join("read cycle on fd " + fd + " to complete"));
-        if (edgeTriggered())
-            assertEquals(State.REGISTERED, state(fd), "after a read cycle on fd " + fd);
+        if (edgeTriggered()) {
+            // POLLED: an edge with no reader waiting, such as a stale event for the
+            // number's previous file (Poller's invariant 3: at most a spurious
+            // wakeup); seen once in et-mode1, where the iteration before had closed
+            // the same number in a race
+            State state = state(fd);
+            assertTrue(state == State.REGISTERED || state == State.POLLED,
+                    "after a read cycle on fd " + fd + ": " + state);
+        }
     }
 
     static int readByte(ReadableByteChannel ch) throws IOException {
