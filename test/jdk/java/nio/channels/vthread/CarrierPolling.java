@@ -299,36 +299,8 @@ public class CarrierPolling {
         var ended = new AtomicInteger();
         var failure = new AtomicReference<Throwable>();
         try (var pair = new Pair()) {
-            Thread dispatcher = Thread.ofVirtual().start(() -> {
-                ByteBuffer bb = ByteBuffer.allocate(4096);
-                try {
-                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                    while (started.get() < total) {
-                        bb.clear();
-                        if (pair.channel.read(bb) < 0) {
-                            return;
-                        }
-                        for (int k = 0; k < fanOut && started.get() < total; k++) {
-                            started.incrementAndGet();
-                            Thread.ofVirtual().start(() -> {
-                                long end = System.nanoTime() + spinNanos;
-                                while (System.nanoTime() < end) {
-                                    Thread.onSpinWait();
-                                }
-                                try {
-                                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                                } catch (IOException e) {
-                                    failure.compareAndSet(null, e);
-                                } finally {
-                                    ended.incrementAndGet();
-                                }
-                            });
-                        }
-                    }
-                } catch (IOException e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
+            Thread dispatcher = startDispatcher(pair, fanOut, total, spinNanos, started, ended,
+                    failure, () -> { });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (started.get() < startAfter && dispatcher.isAlive()) {
                 if (System.nanoTime() > deadline) {
@@ -449,40 +421,14 @@ public class CarrierPolling {
         var counted = new AtomicInteger();
         var failure = new AtomicReference<Throwable>();
         try (var pair = new Pair()) {
-            Thread dispatcher = Thread.ofVirtual().start(() -> {
-                ByteBuffer bb = ByteBuffer.allocate(4096);
-                try {
-                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                    long watchdog = watchdogPolls();
-                    while (started.get() < total) {
-                        bb.clear();
-                        if (pair.channel.read(bb) < 0) {
-                            return;
-                        }
-                        wakes.incrementAndGet();
-                        if (watchdog == (watchdog = watchdogPolls())) {
-                            counted.incrementAndGet();
-                            peak.accumulateAndGet(started.get() - ended.get(), Math::max);
-                        }
-                        for (int k = 0; k < fanOut && started.get() < total; k++) {
-                            started.incrementAndGet();
-                            Thread.ofVirtual().start(() -> {
-                                long end = System.nanoTime() + spinNanos;
-                                while (System.nanoTime() < end) {
-                                    Thread.onSpinWait();
-                                }
-                                try {
-                                    pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                                } catch (IOException e) {
-                                    failure.compareAndSet(null, e);
-                                } finally {
-                                    ended.incrementAndGet();
-                                }
-                            });
-                        }
-                    }
-                } catch (IOException e) {
-                    failure.compareAndSet(null, e);
+            var watchdog = new AtomicLong(watchdogPolls());
+            Thread dispatcher = startDispatcher(pair, fanOut, total, spinNanos, started, ended,
+                    failure, () -> {
+                wakes.incrementAndGet();
+                long now = watchdogPolls();
+                if (watchdog.getAndSet(now) == now) {  // no watchdog poll since the last wake
+                    counted.incrementAndGet();
+                    peak.accumulateAndGet(started.get() - ended.get(), Math::max);
                 }
             });
             join(dispatcher, "the dispatcher to start " + total + " threads, " + fanOut
@@ -513,6 +459,48 @@ public class CarrierPolling {
                     + "): readiness was taken in faster than the queue drained; read"
                     + " pollers: " + sun.nio.ch.Poller.readPollers());
         }
+    }
+
+    /**
+     * Starts a dispatcher: a virtual thread that writes a byte to the pair's peer,
+     * then, every time its read of the pair's channel returns, runs onWake and
+     * starts fanOut virtual threads (total in all) that each spin for spinNanos
+     * and write a byte back to the peer.
+     */
+    static Thread startDispatcher(Pair pair, int fanOut, int total, long spinNanos,
+                                  AtomicInteger started, AtomicInteger ended,
+                                  AtomicReference<Throwable> failure, Runnable onWake) {
+        return Thread.ofVirtual().start(() -> {
+            ByteBuffer bb = ByteBuffer.allocate(4096);
+            try {
+                pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                while (started.get() < total) {
+                    bb.clear();
+                    if (pair.channel.read(bb) < 0) {
+                        return;
+                    }
+                    onWake.run();
+                    for (int k = 0; k < fanOut && started.get() < total; k++) {
+                        started.incrementAndGet();
+                        Thread.ofVirtual().start(() -> {
+                            long end = System.nanoTime() + spinNanos;
+                            while (System.nanoTime() < end) {
+                                Thread.onSpinWait();
+                            }
+                            try {
+                                pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                            } catch (IOException e) {
+                                failure.compareAndSet(null, e);
+                            } finally {
+                                ended.incrementAndGet();
+                            }
+                        });
+                    }
+                }
+            } catch (IOException e) {
+                failure.compareAndSet(null, e);
+            }
+        });
     }
 
     /**
