@@ -48,7 +48,7 @@ def load_run(d):
     r = {"part": part, "cell": env["cell"], "pair": env["pair"], "variant": env["variant"],
          "load1_before": env.get("load1_before", ""), "load1_after": env.get("load1_after", ""),
          "psi10_before": env.get("psi10_before", ""), "busy_before": env.get("busy_before", ""),
-         "rate_target": NAN, "achieved_rate": NAN, "send_lag_p99_ms": NAN, "held": "",
+         "rate_target": NAN, "achieved_rate": NAN, "send_lag_p99_ms": NAN, "queued_pct": NAN, "held": "",
          "starved": NAN, "wrk_rps": NAN, "timeouts": NAN, "unanswered": NAN}
     perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS)
     if part in ("peak", "capacity", "rate"):
@@ -74,6 +74,7 @@ def load_run(d):
         g = {k: (NAN if v is None else v) for k, v in j.items()}
         for k in ("p50_ms", "p99_ms", "p999_ms", "max_ms", "achieved_rate", "send_lag_p99_ms"):
             r[k] = float(g[k])
+        r["queued_pct"] = float(g.get("queued_pct", NAN))
         r["rate_target"] = float(env["rate_target"])
         r["timeouts"] = float(g["timeouts"])
         r["unanswered"] = float(g["timeouts"]) + float(g["incomplete"])
@@ -156,11 +157,12 @@ def short_label(part, cell):
 F = R.fmt
 COLS = {
     "peak": [("rps", "req/s", F), ("p50_ms", "p50 ms", F), ("p99_ms", "p99 ms", F), ("p999_ms", "p99.9 ms", F),
-             ("cpu_us_per_req", "CPU µs/req", F), ("cpu_util", "server CPU (cores)", F),
+             ("max_ms", "max ms (raw)", F), ("cpu_us_per_req", "CPU µs/req", F), ("cpu_util", "server CPU (cores)", F),
              ("cs_per_req", "ctx sw/req", F), ("epoll_ctl_per_req", "epoll_ctl/req", F),
              ("syscalls_per_req", "syscalls/req", F), ("errors", "errors", F), ("bad", "non-200", F)],
     "capacity": None,
     "rate": [("achieved_rate", "achieved req/s", F), ("send_lag_p99_ms", "send lag p99 ms", F),
+             ("queued_pct", "queued %", F),
              ("p50_ms", "p50 ms", F), ("p99_ms", "p99 ms", F), ("p999_ms", "p99.9 ms", F),
              ("cpu_us_per_req", "CPU µs/req", F), ("cpu_util", "server CPU (cores)", F),
              ("cs_per_req", "ctx sw/req", F), ("epoll_ctl_per_req", "epoll_ctl/req", F),
@@ -182,8 +184,11 @@ PART_TITLES = {
 PART_INTRO = {
     "peak": ("The Jetty server (JDK under test, CPU {server_cpu}) against `wrk -t1` (CPU {load_cpu}) for "
              "{warmup} s of warmup and {duration} s measured. req/s is the server's own count over the perf "
-             "window; the latencies are wrk's, from send to response on a busy connection (closed loop: not "
-             "corrected for coordinated omission, so read them as a shape, not as a user's latency)."),
+             "window; the latencies are wrk's, from send to response on a busy connection, closed loop. wrk 4.1 "
+             "corrects its histogram for coordinated omission (a latency L of at least twice the mean interval T "
+             "between requests on a connection also counts as L − T, L − 2T, … down to T), so p99 and p99.9 "
+             "grow with the number and the square of the length of the longest stalls; max is raw. "
+             "bench/apps/README.md has the details."),
     "capacity": ("The rate part's server under `wrk -t1` at {rate_connections} connections, as in the peak "
                  "part, but capped at {rate_cpu_quota}% of one CPU by a cgroup CPU quota (period "
                  "{quota_period_us} µs) after an uncapped {warmup} s warmup (so that the JIT's work is done "
@@ -197,7 +202,10 @@ PART_INTRO = {
              "count; or `--peak`). Latency runs from each request's *intended* send time. "
              "A run held its rate when it achieved at least 98% of it, with no timeout or unanswered request "
              "and a generator send lag p99 of at most {max_lag_ms} ms; the line under each table says which "
-             "runs did. *errors* are connection errors; *late or unanswered* are responses that came more than "
+             "runs did. The send lag is the generator's own delay, from the later of the intended time and the "
+             "moment the request's connection was free; *queued %* is the share of requests whose connection "
+             "still waited for its previous response at their intended time (the server's delay: in their "
+             "latency, not in the lag). *errors* are connection errors; *late or unanswered* are responses that came more than "
              "{timeout} s after the request was sent, or not within {drain} s after the window."),
     "db": ("The client JVM (JDK under test, CPU {server_cpu}) runs {db_threads} virtual threads in a closed "
            "loop against a MariaDB server started for this run (CPU {load_cpu}; a fresh data directory, "
@@ -333,7 +341,7 @@ def render(raw, out):
     R.write_page(out, L)
     fields = ["part", "cell", "pair", "variant", "requests", "window_s", "rps", "p50_ms", "p99_ms", "p999_ms",
               "max_ms", "cpu_us_per_req", "cpu_util", "cs_per_req", "epoll_ctl_per_req", "syscalls_per_req",
-              "errors", "bad", "timeouts", "unanswered", "rate_target", "achieved_rate", "send_lag_p99_ms", "held", "starved",
+              "errors", "bad", "timeouts", "unanswered", "rate_target", "achieved_rate", "send_lag_p99_ms", "queued_pct", "held", "starved",
               "wrk_rps", "load1_before", "load1_after", "psi10_before", "busy_before"]
     R.write_csv(os.path.splitext(out)[0] + ".csv", runs, fields)
 
@@ -348,7 +356,7 @@ def line(raw, d):
          f"errors {F(r['errors'])}, bad {F(r['bad'])}")
     if r["part"] == "rate":
         s += (f", late or unanswered {F(r['unanswered'])}; target {F(r['rate_target'])}, achieved {F(r['achieved_rate'])} req/s, "
-              f"send lag p99 {F(r['send_lag_p99_ms'])} ms, held: {r['held']}")
+              f"send lag p99 {F(r['send_lag_p99_ms'])} ms, queued {F(r['queued_pct'])}%, held: {r['held']}")
     if r["part"] == "db":
         s += f"; starved threads {F(r['starved'])}"
     print(s)

@@ -1,7 +1,8 @@
 -- bench/apps: wrk script that prints one machine-readable line at the end,
 --   WRK_RESULT requests=N duration_us=N ... p50_us=N p99_us=N p999_us=N max_us=N
--- (wrk's latencies are microseconds from send to response on a connection:
--- a closed loop, so they are not corrected for coordinated omission).
+-- (wrk's latencies are microseconds from send to response on a connection,
+-- closed loop; wrk 4.1 corrects the histogram for coordinated omission before
+-- done() sees it, so the percentiles are not raw: bench/apps/README.md; max is).
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(

@@ -9,6 +9,11 @@
  *   If a connection is still waiting for its previous response when its next
  *   slot comes, the request is queued and sent as soon as the connection is
  *   free; the queueing delay is part of its latency (as in wrk2).
+ * - Send lag is the generator's own delay: from the later of the intended time
+ *   and the moment the connection was free (its previous response read, or
+ *   connected) to the send. A request queued behind a busy connection is
+ *   counted apart ("queued behind a busy connection"): the server's delay, in
+ *   its latency, not the generator's.
  * - Requests whose intended time is in [t0, t0+warmup) are warmup and are not
  *   recorded; [t0+warmup, t0+warmup+duration) is the measured window. After it
  *   no new request is scheduled; queued/in-flight measured requests get up to
@@ -145,11 +150,12 @@ public final class E2eLoad {
         // ---- merge and report ----
         Histogram lat = new Histogram(HIGHEST_US, 3);
         Histogram lag = new Histogram(HIGHEST_US, 3);
-        long scheduled = 0, ok = 0, errors = 0, timeouts = 0, non200 = 0, inWindow = 0, warmupOk = 0, reconnects = 0;
+        long scheduled = 0, ok = 0, errors = 0, timeouts = 0, queued = 0, non200 = 0, inWindow = 0, warmupOk = 0, reconnects = 0;
         for (Worker wk : workers) {
             lat.add(wk.latency);
             lag.add(wk.sendLag);
             scheduled += wk.mScheduled; ok += wk.mOk; errors += wk.mErrors; timeouts += wk.mTimeouts;
+            queued += wk.mQueued;
             non200 += wk.non200; inWindow += wk.completedInWindow; warmupOk += wk.warmupOk;
             reconnects += wk.reconnects;
         }
@@ -173,8 +179,9 @@ public final class E2eLoad {
                 scheduled, ok, errors, non200, timeouts, incomplete);
         System.out.printf(Locale.ROOT, "latency from intended send time (ms): p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  mean %.3f%n",
                 p50, p90, p99, p999, max, mean);
-        System.out.printf(Locale.ROOT, "generator send lag (ms): p99 %.3f  max %.3f; reconnects %d; warmup ok %d%n",
-                ms(lag, 99), lag.getTotalCount() == 0 ? Double.NaN : lag.getMaxValue() / 1000.0, reconnects, warmupOk);
+        System.out.printf(Locale.ROOT, "generator send lag (ms): p99 %.3f  max %.3f; queued behind a busy connection %.2f%%; reconnects %d; warmup ok %d%n",
+                ms(lag, 99), lag.getTotalCount() == 0 ? Double.NaN : lag.getMaxValue() / 1000.0,
+                scheduled == 0 ? Double.NaN : 100.0 * queued / scheduled, reconnects, warmupOk);
 
         StringBuilder j = new StringBuilder("{");
         jf(j, "label", label); jf(j, "connections", connections); jf(j, "rate_target", rate);
@@ -186,6 +193,7 @@ public final class E2eLoad {
         jf(j, "max_ms", max); jf(j, "mean_ms", mean);
         jf(j, "send_lag_p99_ms", ms(lag, 99));
         jf(j, "send_lag_max_ms", lag.getTotalCount() == 0 ? Double.NaN : lag.getMaxValue() / 1000.0);
+        jf(j, "queued_pct", scheduled == 0 ? Double.NaN : 100.0 * queued / scheduled);
         j.setLength(j.length() - 1);
         j.append('}');
         System.out.println("RESULT_JSON " + j);
@@ -232,6 +240,7 @@ public final class E2eLoad {
         long sent;                    // requests sent (or failed)
         boolean inFlight;
         long intendedNs, sentNs;
+        long freeNs;                  // when the connection last became free to send
         final ByteBuffer rbuf = ByteBuffer.allocate(4096);
         ByteBuffer pendingOut;
         Conn(int g) { this.g = g; }
@@ -244,7 +253,7 @@ public final class E2eLoad {
         final ByteBuffer req = ByteBuffer.allocateDirect(REQUEST_BYTES.length);
         final Histogram latency = new Histogram(HIGHEST_US, 3);
         final Histogram sendLag = new Histogram(HIGHEST_US, 3);
-        long mScheduled, mOk, mErrors, mTimeouts, non200, completedInWindow, warmupOk, reconnects;
+        long mScheduled, mOk, mErrors, mTimeouts, mQueued, non200, completedInWindow, warmupOk, reconnects;
         long completedTotal, lastCompleted, nextProgress;
         volatile String connectFailure;
         final double nsPerSlot = 1e9 / rate;
@@ -295,6 +304,7 @@ public final class E2eLoad {
             c.inFlight = false;
             if (c.ch.connect(addr)) {
                 c.state = READY;
+                c.freeNs = System.nanoTime();
                 c.key = c.ch.register(sel, SelectionKey.OP_READ, c);
             } else {
                 c.state = CONNECTING;
@@ -307,6 +317,7 @@ public final class E2eLoad {
             try {
                 if (c.ch.finishConnect()) {
                     c.state = READY;
+                    c.freeNs = System.nanoTime();
                     c.key.interestOps(SelectionKey.OP_READ);
                     return true;
                 }
@@ -355,26 +366,31 @@ public final class E2eLoad {
             }
         }
 
-        void loop() throws IOException {
+        long slot;                    // next slot index within this worker
+        long nextDue;                 // its intended time
+        boolean issuing = true;
+
+        /** Sends every request whose intended time has come on a free connection. */
+        void issueDue(long now) {
             final int n = conns.length;
-            long k = 0;                                  // next slot index within this worker
-            long nextDue = intended(conns[0], 0);
+            while (issuing && nextDue <= now) {
+                if (nextDue >= measureEnd) { issuing = false; break; }
+                Conn c = conns[(int) (slot % n)];
+                c.due++;
+                if (nextDue >= measureStart) mScheduled++;
+                if (c.state == READY && !c.inFlight) send(c, now);
+                slot++;
+                nextDue = intended(conns[(int) (slot % n)], slot / n);
+            }
+            if (nextDue >= measureEnd) issuing = false;
+        }
+
+        void loop() throws IOException {
+            nextDue = intended(conns[0], 0);
             long nextScan = System.nanoTime() + 100_000_000L;
-            boolean issuing = true;
             while (true) {
                 long now = System.nanoTime();
-                if (issuing) {
-                    while (nextDue <= now) {
-                        if (nextDue >= measureEnd) { issuing = false; break; }
-                        Conn c = conns[(int) (k % n)];
-                        c.due++;
-                        if (nextDue >= measureStart) mScheduled++;
-                        if (c.state == READY && !c.inFlight) send(c, now);
-                        k++;
-                        nextDue = intended(conns[(int) (k % n)], k / n);
-                    }
-                    if (nextDue >= measureEnd) issuing = false;
-                }
+                issueDue(now);
                 if (now >= nextScan) {
                     nextScan = now + 100_000_000L;
                     if (progress && now >= nextProgress) {
@@ -433,6 +449,7 @@ public final class E2eLoad {
                         }
                     }
                     if (key.isValid() && key.isReadable()) onReadable(c, now);
+                    issueDue(System.nanoTime());       // a burst of responses does not delay sends
                 }
             }
         }
@@ -448,7 +465,9 @@ public final class E2eLoad {
             c.sentNs = now;
             c.inFlight = true;
             if (c.intendedNs >= measureStart && c.intendedNs < measureEnd) {
-                sendLag.recordValue(Math.min(HIGHEST_US, Math.max(0, (now - c.intendedNs) / 1000)));
+                long sendable = Math.max(c.intendedNs, c.freeNs);
+                sendLag.recordValue(Math.min(HIGHEST_US, Math.max(0, (now - sendable) / 1000)));
+                if (c.freeNs > c.intendedNs) mQueued++;
             }
             req.rewind();
             try {
@@ -505,6 +524,7 @@ public final class E2eLoad {
                 System.arraycopy(a, total, a, 0, lim - total);
                 c.rbuf.position(lim - total);
                 c.inFlight = false;
+                c.freeNs = now;
                 long lat = now - c.intendedNs;
                 if (c.intendedNs >= measureStart && c.intendedNs < measureEnd) {
                     latency.recordValue(Math.min(HIGHEST_US, Math.max(0, lat / 1000)));
