@@ -77,7 +77,8 @@ public abstract class CarrierPoller {
 
     /**
      * Returns true if a virtual thread ever waited for a file descriptor with this
-     * poller; until then an idle carrier parks rather than polls.
+     * poller; until then an idle carrier parks rather than polls, and busy carriers
+     * neither poll nor bound their scans.
      */
     public abstract boolean hasWaiters();
 
