@@ -77,8 +77,8 @@ public abstract class CarrierPoller {
 
     /**
      * Returns true if a virtual thread ever waited for a file descriptor with this
-     * poller; until then an idle carrier parks rather than polls, and busy carriers
-     * neither poll nor bound their scans.
+     * poller, and polling has not failed; otherwise an idle carrier parks rather
+     * than polls, and busy carriers do not poll (see ForkJoinPool.CARRIER_POLL_STAY).
      */
     public abstract boolean hasWaiters();
 
@@ -123,8 +123,8 @@ public abstract class CarrierPoller {
      * {@code idle} is true or the last poll is long enough ago; the virtual threads
      * whose file descriptors are ready are made runnable on the current carrier's
      * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
-     * of the pool's queues for a task (at least every ForkJoinPool.CARRIER_POLL_STAY
-     * tasks, unless held back by a backlog), or with {@code idle} true when it found
+     * of the pool's queues for a task (see ForkJoinPool.CARRIER_POLL_STAY for how
+     * often), or with {@code idle} true when it found
      * no task to run and is about to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
