@@ -292,9 +292,10 @@ public class CloseInterruptTimeoutStorm {
                     // act on a parked reader
                     agitatorPhase = "waiting for the reader to park";
                     Thread.State st;
-                    while ((st = reader.getState()) != Thread.State.WAITING
-                            && st != Thread.State.TIMED_WAITING && st != Thread.State.TERMINATED) {
-                        Thread.yield();
+                    for (int check = 0; (st = reader.getState()) != Thread.State.WAITING
+                            && st != Thread.State.TIMED_WAITING && st != Thread.State.TERMINATED;
+                            check++) {
+                        TortureSupport.pauseWhileWaiting(check);
                     }
                     if (st != Thread.State.TERMINATED)
                         agitatedWhileParked.increment();

@@ -245,11 +245,11 @@ public class FdReuseChurn {
                     // reply only once the reader is parked in its read
                     phase = "waiting for the reader to park in its read";
                     Thread reader = worker.thread;
-                    while (!(worker.phase == READING_REPLY && worker.cycle == id
-                            && reader.getState() == Thread.State.WAITING)) {
+                    for (int check = 0; !(worker.phase == READING_REPLY && worker.cycle == id
+                            && reader.getState() == Thread.State.WAITING); check++) {
                         if (!reader.isAlive())
                             throw new RuntimeException("reader terminated");
-                        Thread.yield();
+                        TortureSupport.pauseWhileWaiting(check);
                     }
                     if (id % 16 == 0) {
                         boolean inPoller = false;

@@ -46,6 +46,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import sun.nio.ch.Poller;
@@ -94,6 +95,22 @@ final class TortureSupport {
         boolean on = (et != null) ? et.equals("true") : (mode != null);
         String m = (mode != null) ? mode : "2";
         return on && (m.equals("1") || m.equals("2") || m.equals("4"));
+    }
+
+    /**
+     * Pauses a loop that waits for another thread to reach a state, after its
+     * {@code check}-th check (from 0). Yielding alone can livelock: two virtual
+     * threads that yield in turn on one carrier's local queue keep that carrier
+     * to themselves (JDK 27+34 in poller modes 1-3: four yield-spinning threads
+     * hung FdReuseChurn#default with two carriers). So the first 64 checks
+     * yield, and later ones park for up to 100 us, which frees the carrier.
+     */
+    static void pauseWhileWaiting(int check) {
+        if (check < 64) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(Math.min(check - 63, 100) * 1_000L);
+        }
     }
 
     // -- iteration budget --
