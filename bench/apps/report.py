@@ -61,6 +61,7 @@ def load_run(d):
             r[k + "_ms"] = num(w, k + "_us") / 1000.0
         r["max_ms"] = num(w, "max_us") / 1000.0
         r["errors"] = sum(num(w, k) for k in ("err_connect", "err_read", "err_write", "err_timeout"))
+        r["timeouts"] = num(w, "err_timeout")
         r["bad"] = num(w, "err_status")
         r["wrk_rps"] = num(w, "requests") / num(w, "duration_us") * 1e6
     elif part == "rate":
@@ -269,6 +270,23 @@ def render(raw, out):
         cells = sorted({short_label("rate", r["cell"]) for r in not_held})
         obs.append(f"{len(not_held)} open-model run(s) did not hold their rate ({', '.join(cells)}): there the "
                    "load side or an overloaded server set the pace; compare the achieved rate and the send lag.")
+    wto = [r for r in runs if r["part"] in ("peak", "capacity") and r["timeouts"] > 0]
+    if wto:
+        by_cell = {}
+        for r in wto:
+            by_cell.setdefault(short_label(r["part"], r["cell"]), []).append(r)
+        parts = []
+        for cell, rs in by_cell.items():
+            of = sum(1 for r in runs if r["part"] == rs[0]["part"] and r["cell"] == rs[0]["cell"])
+            per_v = ", ".join(f"{v} {sum(1 for r in rs if r['variant'] == v)}" for v in variants
+                              if any(r["variant"] == v for r in rs))
+            parts.append(f"{cell}: {len(rs)} of {of} runs ({per_v})")
+        obs.append("wrk counted timeouts (the errors of the peak tables) in " + "; ".join(parts) + ". A wrk "
+                   "timeout is a response slower than its `--timeout` (5 s; left out of its latencies, so max "
+                   "is then the slowest response under 5 s), or a connection whose last request went out more "
+                   "than 5 s before at one of its 2-s checks: some connections waited seconds while the "
+                   "others were served. The raw max of the other runs shows how long such waits get "
+                   "(bench/apps/README.md).")
     st = [r for r in runs if r["part"] == "db" and r["starved"] > 0]
     if st:
         worst = max(r["starved"] for r in st)
