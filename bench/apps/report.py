@@ -274,19 +274,18 @@ def render(raw, out):
     if wto:
         by_cell = {}
         for r in wto:
-            by_cell.setdefault(short_label(r["part"], r["cell"]), []).append(r)
+            by_cell.setdefault((r["part"], r["cell"]), []).append(r)
         parts = []
-        for cell, rs in by_cell.items():
-            of = sum(1 for r in runs if r["part"] == rs[0]["part"] and r["cell"] == rs[0]["cell"])
+        for (part, cell), rs in by_cell.items():
+            of = sum(1 for r in runs if r["part"] == part and r["cell"] == cell)
             per_v = ", ".join(f"{v} {sum(1 for r in rs if r['variant'] == v)}" for v in variants
                               if any(r["variant"] == v for r in rs))
-            parts.append(f"{cell}: {len(rs)} of {of} runs ({per_v})")
-        obs.append("wrk counted timeouts (the errors of the peak tables) in " + "; ".join(parts) + ". A wrk "
-                   "timeout is a response slower than its `--timeout` (5 s; left out of its latencies, so max "
-                   "is then the slowest response under 5 s), or a connection whose last request went out more "
-                   "than 5 s before at one of its 2-s checks: some connections waited seconds while the "
-                   "others were served. The raw max of the other runs shows how long such waits get "
-                   "(bench/apps/README.md).")
+            parts.append(f"{part} {short_label(part, cell)}: {len(rs)} of {of} runs ({per_v})")
+        obs.append("wrk counted timeouts (the errors of the peak and capacity tables) in " + "; ".join(parts)
+                   + ". A wrk timeout is a response slower than its `--timeout` (5 s; left out of its "
+                   "latencies, so max is then the slowest response under 5 s), or a connection whose last "
+                   "request went out more than 5 s before, at each of its 2-s checks: a connection waited "
+                   "over 5 s for a response. Why is not known from this run (bench/apps/README.md).")
     st = [r for r in runs if r["part"] == "db" and r["starved"] > 0]
     if st:
         worst = max(r["starved"] for r in st)

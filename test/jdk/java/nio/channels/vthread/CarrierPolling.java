@@ -396,8 +396,9 @@ public class CarrierPolling {
      * CARRIER_POLL_STAY) that each spin 100 us and write a byte back, 4,000 in
      * all. The threads started and not ended when it wakes must be at most 4 x 32:
      * a carrier does not poll while more tasks are queued where it works than 16
-     * and than it ran since its last poll at the start of a scan. A carrier that polls at every scan
-     * wakes the dispatcher every 16 tasks, and the backlog grows by 16 a scan.
+     * and than it ran since its last poll at the start of a scan. A carrier that
+     * polls at every scan wakes the dispatcher every 16 tasks, and the backlog grows
+     * by 16 a scan.
      * A wake after a watchdog poll (the carrier descheduled for 10 ms, as on a
      * loaded machine) is not counted, nor are the 4 after it: the watchdog takes
      * readiness in whatever the backlog, and that backlog drains over the next
@@ -405,17 +406,16 @@ public class CarrierPolling {
      * blocked in the poller takes in whatever is ready when it is woken for work.
      * One run.
      */
-    // fan-out backlog: wakes not counted after one that followed a watchdog poll
-    private static final int WAKES_AFTER_WATCHDOG = 4;
-    // fan-out backlog: fewer counted wakes measure nothing
-    private static final int MIN_COUNTED_WAKES = 5;
-
     static void fanOutBacklog() throws Exception {
         if (PARALLELISM != 1) {
             System.out.println("fan-out backlog: skipped, needs parallelism 1");
             return;
         }
         final int fanOut = 32, total = 4000, maxBacklog = 4 * fanOut;
+        // under the backlog rule each wake finds about half the backlog of the one
+        // before plus 32: 4 wakes bring a watchdog's backlog of 2,000 under 128
+        final int wakesAfterWatchdog = 4;
+        final int minCountedWakes = 5;  // fewer measure nothing
         if (carriers() != 1) {
             throw new RuntimeException("fan-out backlog: needs the pool's only carrier, found "
                     + carriers() + " carriers (a spare from a compensated block?)");
@@ -437,7 +437,7 @@ public class CarrierPolling {
                 if (watchdog.getAndSet(now) != now) {
                     // the watchdog polled since the last wake, without the backlog rule:
                     // what it took in may still be queued for the next few wakes
-                    countFrom.set(wake + WAKES_AFTER_WATCHDOG);
+                    countFrom.set(wake + wakesAfterWatchdog);
                 } else if (wake > countFrom.get()) {
                     counted.incrementAndGet();
                     peak.accumulateAndGet(started.get() - ended.get(), Math::max);
@@ -460,9 +460,9 @@ public class CarrierPolling {
         System.out.println("fan-out backlog: at most " + peak.get() + " threads started and"
                 + " not ended when the dispatcher woke (" + counted.get() + " of " + wakes.get()
                 + " wakes counted; " + total + " threads, " + fanOut + " a wake)");
-        if (counted.get() < MIN_COUNTED_WAKES) {
+        if (counted.get() < minCountedWakes) {
             throw new RuntimeException("fan-out backlog: " + counted.get() + " of "
-                    + wakes.get() + " wakes counted, fewer than " + MIN_COUNTED_WAKES
+                    + wakes.get() + " wakes counted, fewer than " + minCountedWakes
                     + ": the watchdog polled before the others (the carrier descheduled for"
                     + " 10 ms at a time: a loaded machine?); read pollers: "
                     + sun.nio.ch.Poller.readPollers());

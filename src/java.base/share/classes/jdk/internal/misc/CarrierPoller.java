@@ -78,7 +78,8 @@ public abstract class CarrierPoller {
     /**
      * Returns true if a virtual thread ever waited for a file descriptor with this
      * poller, and polling has not failed; otherwise an idle carrier parks rather
-     * than polls, and busy carriers do not poll (see ForkJoinPool.CARRIER_POLL_STAY).
+     * than polls, and busy carriers do not poll (see
+     * ForkJoinPool.CARRIER_POLL_STAY_UNTIL_WAIT).
      */
     public abstract boolean hasWaiters();
 
@@ -124,8 +125,8 @@ public abstract class CarrierPoller {
      * whose file descriptors are ready are made runnable on the current carrier's
      * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
      * of the pool's queues for a task (see ForkJoinPool.CARRIER_POLL_STAY for how
-     * often), or with {@code idle} true when it found
-     * no task to run and is about to go idle; does not throw.
+     * often), or with {@code idle} true when it found no task to run and is about
+     * to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
 }

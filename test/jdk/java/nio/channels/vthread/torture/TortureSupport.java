@@ -101,15 +101,15 @@ final class TortureSupport {
      * Pauses a loop that waits for another thread to reach a state, after its
      * {@code check}-th check (from 0). Yielding alone can livelock: two virtual
      * threads that yield in turn on one carrier's local queue keep that carrier
-     * to themselves (JDK 27+34 in poller modes 1-3: four yield-spinning threads
-     * hung FdReuseChurn#default with two carriers). So the first 64 checks
-     * yield, and later ones park for up to 100 us, which frees the carrier.
+     * to themselves (the scheduler of JDK 27+34: four yield-spinning threads hung
+     * FdReuseChurn#default with two carriers). So the first 64 checks yield, and
+     * later ones park for 100 us, which frees the carrier.
      */
     static void pauseWhileWaiting(int check) {
         if (check < 64) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(Math.min(check - 63, 100) * 1_000L);
+            LockSupport.parkNanos(100_000L);
         }
     }
 
