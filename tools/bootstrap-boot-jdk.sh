@@ -27,6 +27,7 @@ done
 tarball=$(fetch_pinned "$BOOTJDK_TARBALL" "$BOOTJDK_TARBALL_SHA256" source "$BOOTJDK_PKG" "$BOOTJDK_PKG_VERSION")
 
 work=$ET_JDK_CACHE/bootjdk/build.tmp
+require_free_space "$ET_JDK_CACHE" 4 "bootstrapping the boot JDK"
 log=$ET_JDK_CACHE/bootjdk/build.log
 rm -rf "$work" "$dest.tmp"
 mkdir -p "$work"

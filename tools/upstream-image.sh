@@ -8,6 +8,8 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ME=upstream-image.sh
+# shellcheck source=lib.sh
+. "$TOP/tools/lib.sh"
 die() { printf '%s\n' "$ME: error: $*" >&2; exit 1; }
 say() { printf '%s\n' "$ME: $*" >&2; }
 
@@ -18,6 +20,9 @@ git -C "$TOP/build/src" rev-parse -q --verify et-jdk/upstream >/dev/null \
   || die "build/src has no tag et-jdk/upstream: run 'bash configure' again"
 wt=$TOP/build/upstream-src
 image=$wt/build/upstream/images/jdk
+
+# The worktree takes 1.4 GiB, its first build 5.5 GiB (no gtest, 2026-11-25).
+[[ -x $image/bin/java ]] || require_free_space "$TOP/build" 8 "the first 'make upstream-image'"
 
 if [[ -d $wt ]]; then
   [[ $(git -C "$wt" rev-parse HEAD) == $(git -C "$TOP/build/src" rev-parse et-jdk/upstream^{commit}) ]] \

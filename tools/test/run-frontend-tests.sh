@@ -103,6 +103,23 @@ expect_failure "configure: boot JDK of the wrong version" "needs a boot JDK 26 o
 expect_failure "configure: --with-upstream-src that does not exist" "neither a file nor a directory" \
   bash "$d/configure" --with-upstream-src=/nonexistent
 
+# too little disk: the checks run before anything is written
+huge=$((1 << 40))
+d2=$(scratch); rm -f "$d2/build/src"
+expect_failure "configure: too little free space names what needs how much" \
+  "configure \(and then the first 'make images'\) needs about $huge GiB free" \
+  env ET_JDK_MIN_FREE_GIB=$huge bash "$d2/configure"
+[ -z "$(ls -A "$d2/build" 2>/dev/null)" ] && { echo "PASS: configure refused for space and wrote nothing"; passed=$((passed + 1)); } ||
+  { echo "FAIL: configure refused for space but left: $(ls -A "$d2/build")"; failed=$((failed + 1)); }
+expect_failure "make images: too little free space for a first build" "make images \(a first build\) needs about $huge GiB free" \
+  env ET_JDK_MIN_FREE_GIB=$huge "$d2/tools/check-disk.sh" "$d2/build/linux-x86_64-server-release"
+expect_failure "make images: too little free space names the fix" "Free some space .* and run it again" \
+  env ET_JDK_MIN_FREE_GIB=$huge "$d2/tools/check-disk.sh" "$d2/build/linux-x86_64-server-release"
+expect_failure "make images: ET_JDK_MIN_FREE_GIB that is not a number" "ET_JDK_MIN_FREE_GIB=lots is not a whole number" \
+  env ET_JDK_MIN_FREE_GIB=lots "$d2/tools/check-disk.sh" "$d2/build/linux-x86_64-server-release"
+expect_success "make images: ET_JDK_MIN_FREE_GIB=0 skips the check" \
+  env ET_JDK_MIN_FREE_GIB=0 "$d2/tools/check-disk.sh" "$d2/build/linux-x86_64-server-release"
+
 expect_failure "upstream-image: before configure" "build/src/build/nope is not configured: run 'bash configure' first" \
   bash "$d/tools/upstream-image.sh" nope
 [ ! -e "$d/build/upstream-src" ] && { echo "PASS: upstream-image refused before configure wrote nothing"; passed=$((passed + 1)); } ||
