@@ -42,6 +42,21 @@ def num(d, k):
     return float(v)
 
 
+# the kernel's TCP counters over a run (nstat, system-wide), by CSV column
+TCP_COUNTERS = {"tcp_listen_overflows": "TcpExtListenOverflows", "tcp_syn_retrans": "TcpExtTCPSynRetrans",
+                "tcp_rto": "TcpExtTCPTimeouts", "tcp_retrans_segs": "TcpRetransSegs"}
+
+
+def tcp_note(rs):
+    """What the kernel's TCP counters say over the runs rs, or '' when not recorded."""
+    vals = {k: [r[k] for r in rs if not math.isnan(r[k])] for k in TCP_COUNTERS}
+    if not all(len(v) == len(rs) for v in vals.values()):
+        return ""
+    t = {k: int(sum(v)) for k, v in vals.items()}
+    return (f"{t['tcp_listen_overflows']} listen-queue overflows, {t['tcp_syn_retrans']} SYN retransmissions, "
+            f"{t['tcp_rto']} retransmission timeouts, {t['tcp_retrans_segs']} segments retransmitted")
+
+
 def load_run(d):
     env = R.read_kv(os.path.join(d, "run.env"))
     part = env["part"]
@@ -50,6 +65,9 @@ def load_run(d):
          "psi10_before": env.get("psi10_before", ""), "busy_before": env.get("busy_before", ""),
          "rate_target": NAN, "achieved_rate": NAN, "send_lag_p99_ms": NAN, "queued_pct": NAN, "held": "",
          "starved": NAN, "wrk_rps": NAN, "timeouts": NAN, "unanswered": NAN}
+    for key, name in TCP_COUNTERS.items():
+        b, a = env.get(f"tcp_{name}_before"), env.get(f"tcp_{name}_after")
+        r[key] = float(a) - float(b) if a not in (None, "") and b not in (None, "") else NAN
     perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS)
     if part in ("peak", "capacity", "rate"):
         requests = float(env["served_after"]) - float(env["served_before"])
@@ -280,12 +298,22 @@ def render(raw, out):
             of = sum(1 for r in runs if r["part"] == part and r["cell"] == cell)
             per_v = ", ".join(f"{v} {sum(1 for r in rs if r['variant'] == v)}" for v in variants
                               if any(r["variant"] == v for r in rs))
+            note = tcp_note(rs)
+            others = [r for r in runs if r["part"] == part and r["cell"] == cell and r["timeouts"] == 0]
+            if note:
+                per_v += f"; the kernel counted {note} in them"
+                if others and tcp_note(others):
+                    per_v += f", and {tcp_note(others)} in the {len(others)} without"
             parts.append(f"{part} {short_label(part, cell)}: {len(rs)} of {of} runs ({per_v})")
         obs.append("wrk counted timeouts (the errors of the peak and capacity tables) in " + "; ".join(parts)
                    + ". A wrk timeout is a response slower than its `--timeout` (5 s; left out of its "
                    "latencies, so max is then the slowest response under 5 s), or a connection whose last "
                    "request went out more than 5 s before, at each of its 2-s checks: a connection waited "
-                   "over 5 s for a response. Why is not known from this run (bench/apps/README.md).")
+                   "over 5 s for a response. "
+                   + ("The kernel's TCP counters (nstat, system-wide) tell a lost segment (its retransmission "
+                      "waits 0.2 s or more, a SYN's 1 s) from a slow server (bench/apps/README.md)."
+                      if tcp_note(wto) else
+                      "Why is not known from this run (bench/apps/README.md)."))
     st = [r for r in runs if r["part"] == "db" and r["starved"] > 0]
     if st:
         worst = max(r["starved"] for r in st)
@@ -359,7 +387,7 @@ def render(raw, out):
     fields = ["part", "cell", "pair", "variant", "requests", "window_s", "rps", "p50_ms", "p99_ms", "p999_ms",
               "max_ms", "cpu_us_per_req", "cpu_util", "cs_per_req", "epoll_ctl_per_req", "syscalls_per_req",
               "errors", "bad", "timeouts", "unanswered", "rate_target", "achieved_rate", "send_lag_p99_ms", "queued_pct", "held", "starved",
-              "wrk_rps", "load1_before", "load1_after", "psi10_before", "busy_before"]
+              "wrk_rps", "load1_before", "load1_after", "psi10_before", "busy_before"] + list(TCP_COUNTERS)
     R.write_csv(os.path.splitext(out)[0] + ".csv", runs, fields)
 
 

@@ -465,6 +465,15 @@ http_check() {
 }
 declare -A BODY=([plaintext]='Hello, World!' [json]='{"message":"Hello, World!"}')
 
+# tcp_counters WHEN: the kernel's TCP counters that tell a lost segment from a slow
+# server (system-wide; loopback is all there is here), as tcp_<name>_WHEN lines
+TCP_COUNTERS="TcpExtListenOverflows TcpExtTCPSynRetrans TcpExtTCPTimeouts TcpRetransSegs"
+tcp_counters() {
+  command -v nstat >/dev/null || return 0
+  # shellcheck disable=SC2086
+  nstat -asz $TCP_COUNTERS 2>/dev/null | awk -v w="$1" 'NF >= 2 && $1 !~ /^#/ { print "tcp_" $1 "_" w "=" $2 }'
+}
+
 RUN_NO=0
 # run_begin PART CELL PAIR VARIANT_INDEX: guard, run directory; sets DIR TAG VNAME VOPTS_A
 run_begin() {
@@ -480,11 +489,12 @@ run_begin() {
   {
     echo "part=$part"; echo "cell=$cell"; echo "pair=$pair"; echo "variant=$VNAME"
     echo "load1_before=$GUARD_LOAD1"; echo "psi10_before=$GUARD_PSI10"; echo "busy_before=$GUARD_BUSY"
+    tcp_counters before
   } >"$DIR/run.env"
 }
 run_end() {     # run_end: record, print the run's line
   guard_run_ended
-  echo "load1_after=$GUARD_LOAD1_RUN_END" >>"$DIR/run.env"
+  { echo "load1_after=$GUARD_LOAD1_RUN_END"; tcp_counters after; } >>"$DIR/run.env"
   echo "runs/$TAG" >>"$RAW/runs.list"
   python3 "$HERE/report.py" line "$RAW" "$DIR" >&2 || die "could not read the results in $DIR"
 }
