@@ -313,7 +313,7 @@ def render(raw, out):
                    + ("The kernel's TCP counters (nstat, system-wide) tell a lost segment (its retransmission "
                       "waits 0.2 s or more, a SYN's 1 s) from a slow server (bench/apps/README.md)."
                       if tcp_note(wto) else
-                      "Why is not known from this run (bench/apps/README.md)."))
+                      "Why is not known from this run; bench/apps/README.md says what later runs found."))
     st = [r for r in runs if r["part"] == "db" and r["starved"] > 0]
     if st:
         worst = max(r["starved"] for r in st)
