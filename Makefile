@@ -51,7 +51,7 @@ configured:
 	  { echo "make: the tree is not configured; run: bash configure" >&2; exit 1; }
 
 images jdk: configured
-	@$(TOP)/tools/check-disk.sh $(CONF_DIR)
+	@$(TOP)/tools/check-disk.sh "$(CONF_DIR)" $@
 	+$(UPSTREAM_MAKE) $@
 
 test: configured

@@ -24,10 +24,11 @@ done
   (looked in: ${ET_JDK_BOOTSTRAP_JDK:-} $BOOTSTRAP_JDK_CANDIDATES). Install one and set
   ET_JDK_BOOTSTRAP_JDK=/path/to/it, or pass an existing JDK 26/27 with --with-boot-jdk."
 
+# source, build and image; a margin, the lean build's size was not measured
+require_free_space "$ET_JDK_CACHE" 4 "bootstrapping the boot JDK"
 tarball=$(fetch_pinned "$BOOTJDK_TARBALL" "$BOOTJDK_TARBALL_SHA256" source "$BOOTJDK_PKG" "$BOOTJDK_PKG_VERSION")
 
 work=$ET_JDK_CACHE/bootjdk/build.tmp
-require_free_space "$ET_JDK_CACHE" 4 "bootstrapping the boot JDK"
 log=$ET_JDK_CACHE/bootjdk/build.log
 rm -rf "$work" "$dest.tmp"
 mkdir -p "$work"

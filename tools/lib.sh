@@ -17,11 +17,12 @@ die()  { printf '%s\n' "${0##*/}: error: $*" >&2; exit 1; }
 require_free_space() {
   local dir=$1 need=${ET_JDK_MIN_FREE_GIB:-$2} what=$3 free_kib
   case $need in
-    ''|*[!0-9]*) die "ET_JDK_MIN_FREE_GIB=$need is not a whole number of GiB (0 skips the check)" ;;
+    ''|*[!0-9]*|???????*) die "ET_JDK_MIN_FREE_GIB=$need is not a whole number of GiB up to 999999 (0 skips the check)" ;;
   esac
+  need=$((10#$need))
   [ "$need" -gt 0 ] || return 0
   while [ ! -d "$dir" ]; do dir=$(dirname "$dir"); done
-  free_kib=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
+  free_kib=$(df -Pk "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }') || true
   [ -n "$free_kib" ] || die "cannot read the free space of $dir (df -Pk $dir)"
   [ "$free_kib" -ge $((need * 1024 * 1024)) ] || die "$what needs about $need GiB free on the file system of $dir; $((free_kib / 1024)) MiB are free.
   Free some space (old clones' build/ directories take about 9 GiB each) and run it again,

@@ -10,8 +10,6 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ME=upstream-image.sh
 # shellcheck source=lib.sh
 . "$TOP/tools/lib.sh"
-die() { printf '%s\n' "$ME: error: $*" >&2; exit 1; }
-say() { printf '%s\n' "$ME: $*" >&2; }
 
 conf=${1:?usage: $ME CONF_NAME (the configuration of build/src whose options to reuse)}
 stamp=$TOP/build/src/build/$conf/et-jdk-configure-args

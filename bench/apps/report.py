@@ -300,11 +300,13 @@ def render(raw, out):
                               if any(r["variant"] == v for r in rs))
             note = tcp_note(rs)
             others = [r for r in runs if r["part"] == part and r["cell"] == cell and r["timeouts"] == 0]
+            others_note = tcp_note(others) if others else ""
             if note:
                 per_v += f"; the kernel counted {note} in them"
-                if others and tcp_note(others):
-                    per_v += f", and {tcp_note(others)} in the {len(others)} without"
+                if others_note:
+                    per_v += f", and {others_note} in the {len(others)} without"
             parts.append(f"{part} {short_label(part, cell)}: {len(rs)} of {of} runs ({per_v})")
+        counted = tcp_note(wto)
         obs.append("wrk counted timeouts (the errors of the peak and capacity tables) in " + "; ".join(parts)
                    + ". A wrk timeout is a response slower than its `--timeout` (5 s; left out of its "
                    "latencies, so max is then the slowest response under 5 s), or a connection whose last "
@@ -312,7 +314,7 @@ def render(raw, out):
                    "over 5 s for a response. "
                    + ("The kernel's TCP counters (nstat, system-wide) tell a lost segment (its retransmission "
                       "waits 0.2 s or more, a SYN's 1 s) from a slow server (bench/apps/README.md)."
-                      if tcp_note(wto) else
+                      if counted else
                       "Why is not known from this run; bench/apps/README.md says what later runs found."))
     st = [r for r in runs if r["part"] == "db" and r["starved"] > 0]
     if st:

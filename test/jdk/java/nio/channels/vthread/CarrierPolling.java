@@ -413,7 +413,8 @@ public class CarrierPolling {
         }
         final int fanOut = 32, total = 4000, maxBacklog = 4 * fanOut;
         // under the backlog rule each wake finds about half the backlog of the one
-        // before plus 32: 4 wakes bring a watchdog's backlog of 2,000 under 128
+        // before plus 32: from a watchdog's 2,000, the first counted wake (the 5th)
+        // finds about 125, under 128
         final int wakesAfterWatchdog = 4;
         final int minCountedWakes = 5;  // fewer measure nothing
         if (carriers() != 1) {

@@ -29,6 +29,8 @@
 
 /*
  * @test id=mode4-p2
+ * @summary As mode4-p1 with two carriers (a smoke test: an unbounded scan hangs
+ *     here only if both carriers are taken by yielders)
  * @requires os.family == "linux" & vm.continuations
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPollingBeforeFirstWait
@@ -40,23 +42,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * No I/O in this JVM: the poller never has a waiter. Each round, two virtual threads
- * per carrier yield until a virtual thread started after them sets a flag. A scan
- * that ran its local queue until empty would run two yielders in turn forever (as
- * JDK 27+34 does without carrier polling).
+ * per carrier yield until a virtual thread, started once they have all yielded, sets
+ * a flag. A scan that ran its queue until empty would run two yielders in turn
+ * forever (as JDK 27+34 does without carrier polling).
  */
 public class CarrierPollingBeforeFirstWait {
     private static final int ROUNDS = 2_000;
-    // a wait that ends here is a hang: the message says what did not happen
-    private static final long WATCHDOG_SECONDS = 60;
+    // a round that lasts this long is a hang: the message says what did not happen
+    private static final long WATCHDOG_SECONDS =
+            (long) (20 * Double.parseDouble(System.getProperty("test.timeout.factor", "1.0")));
 
     public static void main(String[] args) throws Exception {
         int yielders = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         for (int round = 0; round < ROUNDS; round++) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             var released = new AtomicBoolean();
+            var yielding = new CountDownLatch(yielders);
             var done = new CountDownLatch(yielders);
             for (int i = 0; i < yielders; i++) {
                 Thread.ofVirtual().start(() -> {
+                    Thread.yield();
+                    yielding.countDown();
                     // bounded by the deadline, so a hang ends in the message below
                     while (!released.get() && System.nanoTime() < deadline) {
                         Thread.yield();
@@ -64,6 +70,7 @@ public class CarrierPollingBeforeFirstWait {
                     done.countDown();
                 });
             }
+            yielding.await();
             Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
             done.await();
             if (!released.get()) {
