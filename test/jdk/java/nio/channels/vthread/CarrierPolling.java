@@ -91,7 +91,9 @@ public class CarrierPolling {
             Thread idleReader = idle.startReader();
             awaitParked(idleReader, "the idle reader to park in its read");
 
-            fanOutBacklog();  // first: it needs the pool's only carrier
+            // first: they need the pool's only carrier
+            fanOutBacklog("fan-out backlog", 32, 4000, 4 * 32);
+            fanOutBacklog("fan-out backlog past the watchdog", 320, 8000, 4 * 320);
             submitRace();
             timedParks();
             busyCarriers();
@@ -391,49 +393,54 @@ public class CarrierPolling {
 
     /**
      * Readiness is not taken in faster than the queues drain. With one carrier, a
-     * dispatcher reads a socket and, every time it wakes, starts 32 virtual
+     * dispatcher reads a socket and, every time it wakes, starts fanOut virtual
      * threads (more than the 16 tasks a scan runs, ForkJoinPool's
-     * CARRIER_POLL_STAY) that each spin 100 us and write a byte back, 4,000 in
-     * all. The threads started and not ended when it wakes must be at most 4 x 32:
-     * a carrier does not poll while more tasks are queued where it works than 16
-     * and than it ran since its last poll at the start of a scan. A carrier that
+     * CARRIER_POLL_STAY) that each spin 100 us and write a byte back. The threads
+     * started and not ended when it wakes must be at most maxBacklog: a carrier
+     * does not poll while more tasks are queued where it works than 16 and than it
+     * ran since its last poll at the start of a scan (at 32 a wake, a carrier that
      * polls at every scan wakes the dispatcher every 16 tasks, and the backlog grows
-     * by 16 a scan.
+     * by 16 a scan), and the watchdog leaves the poll to a carrier that defers it
+     * for a backlog (at 320 a wake, 32 ms of work, a watchdog that polls after
+     * 10 ms wakes the dispatcher before the backlog has drained, every time).
      * A wake after a watchdog poll (the carrier descheduled for 10 ms, as on a
      * loaded machine) is not counted, nor are the 4 after it: the watchdog takes
      * readiness in whatever the backlog, and that backlog drains over the next
      * wakes. One carrier only (no spare, so it runs first): an idle carrier
      * blocked in the poller takes in whatever is ready when it is woken for work.
-     * One run.
+     * One run each.
      */
-    static void fanOutBacklog() throws Exception {
+    static void fanOutBacklog(String name, int fanOut, int total, int maxBacklog)
+            throws Exception {
         if (PARALLELISM != 1) {
-            System.out.println("fan-out backlog: skipped, needs parallelism 1");
+            System.out.println(name + ": skipped, needs parallelism 1");
             return;
         }
-        final int fanOut = 32, total = 4000, maxBacklog = 4 * fanOut;
         // under the backlog rule each wake finds about half the backlog of the one
-        // before plus 32: from a watchdog's 2,000, the first counted wake (the 5th)
-        // finds about 125, under 128
+        // before plus fanOut: from a watchdog's 2,000 at 32 a wake, the first
+        // counted wake (the 5th) finds about 125, under 128
         final int wakesAfterWatchdog = 4;
         final int minCountedWakes = 5;  // fewer measure nothing
         if (carriers() != 1) {
-            throw new RuntimeException("fan-out backlog: needs the pool's only carrier, found "
+            throw new RuntimeException(name + ": needs the pool's only carrier, found "
                     + carriers() + " carriers (a spare from a compensated block?)");
         }
         final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
         var started = new AtomicInteger();
         var ended = new AtomicInteger();
         var peak = new AtomicInteger();
+        var peakAll = new AtomicInteger();  // counted or not, for the message
         var wakes = new AtomicInteger();
         var counted = new AtomicInteger();
         var failure = new AtomicReference<Throwable>();
+        long watchdogBefore = watchdogPolls();
         try (var pair = new Pair()) {
-            var watchdog = new AtomicLong(watchdogPolls());
+            var watchdog = new AtomicLong(watchdogBefore);
             var countFrom = new AtomicInteger();
             Thread dispatcher = startDispatcher(pair, fanOut, total, spinNanos, started, ended,
                     failure, () -> {
                 int wake = wakes.incrementAndGet();
+                peakAll.accumulateAndGet(started.get() - ended.get(), Math::max);
                 long now = watchdogPolls();
                 if (watchdog.getAndSet(now) != now) {
                     // the watchdog polled since the last wake, without the backlog rule:
@@ -445,31 +452,36 @@ public class CarrierPolling {
                 }
             });
             join(dispatcher, "the dispatcher to start " + total + " threads, " + fanOut
-                    + " a wake");
+                    + " a wake (" + name + ")");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (ended.get() < total && failure.get() == null) {
                 if (System.nanoTime() > deadline) {
-                    throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
-                            + total + " started threads to end, ended " + ended.get());
+                    throw new RuntimeException(name + ": waited " + WATCHDOG_SECONDS
+                            + " s for " + total + " started threads to end, ended "
+                            + ended.get());
                 }
                 Thread.sleep(1);  // polling a counter, not synchronising
             }
         }
         if (failure.get() != null) {
-            throw new RuntimeException("fan-out backlog failed", failure.get());
+            throw new RuntimeException(name + " failed", failure.get());
         }
-        System.out.println("fan-out backlog: at most " + peak.get() + " threads started and"
+        long watchdogDuring = watchdogPolls() - watchdogBefore;
+        System.out.println(name + ": at most " + peak.get() + " threads started and"
                 + " not ended when the dispatcher woke (" + counted.get() + " of " + wakes.get()
-                + " wakes counted; " + total + " threads, " + fanOut + " a wake)");
+                + " wakes counted, " + peakAll.get() + " over all wakes; " + total + " threads, " + fanOut + " a wake; "
+                + watchdogDuring + " watchdog polls)");
         if (counted.get() < minCountedWakes) {
-            throw new RuntimeException("fan-out backlog: " + counted.get() + " of "
+            throw new RuntimeException(name + ": " + counted.get() + " of "
                     + wakes.get() + " wakes counted, fewer than " + minCountedWakes
-                    + ": the watchdog polled before the others (the carrier descheduled for"
-                    + " 10 ms at a time: a loaded machine?); read pollers: "
+                    + ": the watchdog polled before the carrier, " + watchdogDuring
+                    + " times (it took readiness in ahead of the backlog the carrier"
+                    + " works through, or the carrier was descheduled for 10 ms at a"
+                    + " time: a loaded machine?); read pollers: "
                     + sun.nio.ch.Poller.readPollers());
         }
         if (peak.get() > maxBacklog) {
-            throw new RuntimeException("fan-out backlog: the dispatcher woke with " + peak.get()
+            throw new RuntimeException(name + ": the dispatcher woke with " + peak.get()
                     + " threads it started still queued or running (bound " + maxBacklog
                     + "): readiness was taken in faster than the queue drained; read"
                     + " pollers: " + sun.nio.ch.Poller.readPollers());

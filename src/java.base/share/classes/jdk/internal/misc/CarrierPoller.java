@@ -129,4 +129,12 @@ public abstract class CarrierPoller {
      * to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
+
+    /**
+     * Invoked by a carrier that starts a scan of the pool's queues and skips its poll
+     * because they hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY): it will poll
+     * once it has worked through it, so the watchdog leaves the poll to it for a
+     * bounded time rather than take readiness in ahead of the backlog.
+     */
+    public abstract void deferPoll();
 }
