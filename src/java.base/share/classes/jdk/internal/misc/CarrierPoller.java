@@ -132,9 +132,10 @@ public abstract class CarrierPoller {
 
     /**
      * Invoked by a carrier that starts a scan of the pool's queues and skips its poll
-     * because they hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY): it will poll
-     * once it has worked through it, so the watchdog leaves the poll to it for a
-     * bounded time rather than take readiness in ahead of the backlog.
+     * because they hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY). The carrier
+     * polls again once it has run as many tasks as they held, so a poller that polls
+     * when no carrier has for a while may leave the poll to it, for a bounded time,
+     * rather than take readiness in ahead of the backlog. Does not throw.
      */
     public abstract void deferPoll();
 }
