@@ -70,7 +70,11 @@ public class CarrierPollingBeforeFirstWait {
                     done.countDown();
                 });
             }
-            yielding.await();
+            if (!yielding.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("round " + round + " of " + ROUNDS + ": waited "
+                        + WATCHDOG_SECONDS + " s for " + yielders + " virtual threads to yield"
+                        + " once, " + yielding.getCount() + " did not");
+            }
             Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
             done.await();
             if (!released.get()) {
