@@ -124,15 +124,15 @@ public abstract class CarrierPoller {
      * {@code idle} is true or the last poll is long enough ago; the virtual threads
      * whose file descriptors are ready are made runnable on the current carrier's
      * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
-     * of the pool's queues for a task (see ForkJoinPool.CARRIER_POLL_STAY for how
-     * often), or with {@code idle} true when it found no task to run and is about
+     * of the pool's queues for a task and every so many tasks in it (see
+     * ForkJoinPool.CARRIER_POLL_STAY), or with {@code idle} true when it found no task to run and is about
      * to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
 
     /**
-     * Invoked by a carrier that starts a scan of the pool's queues and skips its poll
-     * because they hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY). The carrier
+     * Invoked by a carrier that skips a poll between tasks because the pool's queues
+     * hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY). The carrier
      * polls again once it has run as many tasks as they held, so a poller that polls
      * when no carrier has for a while may leave the poll to it, for a bounded time,
      * rather than take readiness in ahead of the backlog. Does not throw.
