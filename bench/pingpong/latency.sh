@@ -18,6 +18,8 @@ Options (defaults in brackets):
                          the baseline of the ratios [ONESHOT='-Djdk.pollerEdgeTriggered=false'
                          ET='-Djdk.pollerEdgeTriggered=true']
   --variant-jdk NAME=DIR run variant NAME with the JDK in DIR (e.g. pristine upstream)
+  --variant-c NAME=MODE  a variant that runs the same exchange in C, no JVM (floor.c;
+                         MODE epoll, read or spin): the machine's floor; needs gcc
   --pairs N              runs of every variant, alternating [5]
   --round-trips N        timed round trips per run [200000]
   --warmup N             untimed round trips before them [50000]
@@ -32,7 +34,7 @@ EOF
 
 jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
-declare -A vjdk=()
+declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
 die() { echo "$ME: error: $*" >&2; exit 1; }
 positional=0
@@ -44,6 +46,9 @@ while (( $# )); do
                names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
     --variant-jdk) need "$@"; [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=. ]] || die "--variant-jdk needs NAME=DIR, got '$2'"
                    vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
+    --variant-c) need "$@"; [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=(epoll|read|spin)$ ]] ||
+                   die "--variant-c needs NAME=epoll|read|spin, got '$2'"
+                 names+=("${2%%=*}"); opts+=(""); vc[${2%%=*}]=${2#*=}; shift 2 ;;
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
@@ -72,6 +77,8 @@ GUARD_NAME=$ME
 . "$HERE/../lib/guard.sh"
 bench_check_variants vjdk "${names[@]}"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+(( ${#vc[@]} == 0 || busy_us == 0 )) || die "--variant-c runs no carriers to keep busy: drop --busy-task-us or the C variant"
+(( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
 
 guard_init "$ME" "$allow_busy"
@@ -79,8 +86,10 @@ guard_check start "the first run"
 guard_lock
 work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
+(( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]:-}"
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
+for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
 echo "variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
 first=1
 for i in $(seq 1 "$pairs"); do
@@ -90,10 +99,14 @@ for i in $(seq 1 "$pairs"); do
     load0=$(cut -d' ' -f1 /proc/loadavg)
     rm -f "$work/ctl" "$work/ack"; mkfifo "$work/ctl" "$work/ack"
     # perf counts the timed round trips only (Latency enables it after the warm-up)
-    # shellcheck disable=SC2086
+    if [[ -n ${vc[${names[$v]}]:-} ]]; then
+      cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
+    else
+      # shellcheck disable=SC2206
+      cmd=("$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us")
+    fi
     perf stat -x, -o "$work/perf.csv" -e task-clock,context-switches -D -1 \
-      --control "fifo:$work/ctl,$work/ack" -- \
-      "$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" \
+      --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
         -v perf="$work/perf.csv" '

@@ -338,6 +338,10 @@ if [ -x "$T25/bin/javac" ]; then
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1
   expect_failure "latency: --variant-jdk without a JDK there" "no bin/java there" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
+  expect_failure "latency: --variant-c needs a known C mode" "--variant-c needs NAME=epoll.read.spin, got 'C=poll'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant-c C=poll
+  expect_failure "latency: --variant-c with busy carriers" "--variant-c runs no carriers to keep busy" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-c C=epoll --busy-task-us 100
   expect_failure "waiting client: --delay-dist must be fixed or exp" "--delay-dist must be fixed or exp, got 'uniform'" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
   expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
