@@ -85,6 +85,20 @@ public class CarrierPolling {
     private static final int SLEEP_ITERATIONS = 500;
     private static final int PARALLELISM =
             Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
+    // -DCarrierPolling.cases=name,...: run only these cases (to show which case
+    // catches a mutant when an earlier one would fail first); default: all
+    private static final List<String> CASES =
+            Arrays.asList(System.getProperty("CarrierPolling.cases", "").split(","));
+
+    interface Case {
+        void run() throws Exception;
+    }
+
+    private static void run(String name, Case c) throws Exception {
+        if (CASES.equals(List.of("")) || CASES.contains(name)) {
+            c.run();
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         try (var idle = new Pair()) {
@@ -94,19 +108,22 @@ public class CarrierPolling {
             awaitParked(idleReader, "the idle reader to park in its read");
 
             // first: they need the pool's only carrier
-            fanOutBacklog("fan-out backlog", 32, 4000, 4 * 32, 4);
-            fanOutBacklog("fan-out backlog past the watchdog", 320, 16000, 4 * 320, 2);
-            watchdogDeferralCap();
-            submitRace();
-            timedParks();
-            busyCarriers();
-            readinessInTurn();
-            fanOutInTurn();
-            refillingQueue();
-            pinnedReader();
-            compensatedBlock();
-            pollsWithSpare();
-            echo(50, 500);
+            run("fanOutBacklog", () -> {
+                fanOutBacklog("fan-out backlog", 32, 4000, 4 * 32, 4);
+                fanOutBacklog("fan-out backlog past the watchdog", 320, 16000, 4 * 320, 2);
+            });
+            run("watchdogDeferralCap", CarrierPolling::watchdogDeferralCap);
+            run("yieldersInTurn", CarrierPolling::yieldersInTurn);
+            run("submitRace", CarrierPolling::submitRace);
+            run("timedParks", CarrierPolling::timedParks);
+            run("busyCarriers", CarrierPolling::busyCarriers);
+            run("readinessInTurn", CarrierPolling::readinessInTurn);
+            run("fanOutInTurn", CarrierPolling::fanOutInTurn);
+            run("refillingQueue", CarrierPolling::refillingQueue);
+            run("pinnedReader", CarrierPolling::pinnedReader);
+            run("compensatedBlock", CarrierPolling::compensatedBlock);
+            run("pollsWithSpare", CarrierPolling::pollsWithSpare);
+            run("echo", () -> echo(50, 500));
 
             idle.peer.write(ByteBuffer.wrap(new byte[] { 42 }));
             join(idleReader, "the idle reader to read its byte");
@@ -121,6 +138,52 @@ public class CarrierPolling {
             throw new RuntimeException("no carrier ever blocked in the read poller: "
                     + "the test did not exercise carrier polling: " + counters);
         }
+    }
+
+    /**
+     * A scan ends, with a waiter in the poller too: 2 virtual threads per carrier
+     * yield in turn until a virtual thread started from this platform thread (so
+     * in another queue than theirs) sets a flag. The carrier polls between their
+     * tasks and goes on with its queue, which never empties; the scan ends after
+     * ForkJoinPool's CARRIER_POLL_SCAN_MAX tasks, and a later one finds the
+     * other queue. A scan that never ended would run the yielders until their
+     * deadline. 200 rounds.
+     */
+    static void yieldersInTurn() throws Exception {
+        final int rounds = 200, yielders = 2 * PARALLELISM;
+        for (int round = 0; round < rounds; round++) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            var released = new AtomicBoolean();
+            var yielding = new CountDownLatch(yielders);
+            var done = new CountDownLatch(yielders);
+            for (int i = 0; i < yielders; i++) {
+                Thread.ofVirtual().start(() -> {
+                    Thread.yield();
+                    yielding.countDown();
+                    // bounded by the deadline, so a hang ends in the message below
+                    while (!released.get() && System.nanoTime() < deadline) {
+                        Thread.yield();
+                    }
+                    done.countDown();
+                });
+            }
+            if (!yielding.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("yielders in turn, round " + round + ": waited "
+                        + WATCHDOG_SECONDS + " s for " + yielders + " virtual threads to"
+                        + " yield once, " + yielding.getCount() + " did not");
+            }
+            Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
+            done.await();
+            if (!released.get()) {
+                throw new RuntimeException("yielders in turn, round " + round + " of " + rounds
+                        + ": the releaser did not run within " + WATCHDOG_SECONDS + " s while "
+                        + yielders + " virtual threads yielded (releaser "
+                        + releaser.getState() + "): a carrier's scan did not end");
+            }
+            join(releaser, "the releaser to end");
+        }
+        System.out.println("yielders in turn: " + rounds + " rounds of " + yielders
+                + " yielders and a releaser");
     }
 
     /**
@@ -287,8 +350,8 @@ public class CarrierPolling {
      * starts 4 virtual threads (starts are submissions) that each spin past the
      * poll interval and write a byte back to that socket, 4,000 in all. Meanwhile
      * 4 probes, virtual threads started from platform threads, must each run before
-     * another 100 of them have ended (with a poll at the start of a scan, a few
-     * end: at most a scan's worth). A carrier that polls between every two tasks
+     * another 100 of them have ended (with a poll every 16 tasks, a few end: at
+     * most 16 between polls). A carrier that polls between every two tasks
      * wakes the dispatcher after every task, so the dispatcher's submission queue
      * grows by 3 a task and never empties while the probes wait. One run.
      */
@@ -397,13 +460,13 @@ public class CarrierPolling {
     /**
      * Readiness is not taken in faster than the queues drain. With one carrier, a
      * dispatcher reads a socket and, every time it wakes, starts fanOut virtual
-     * threads (more than the 16 tasks a scan runs, ForkJoinPool's
+     * threads (more than the 16 tasks a carrier runs between polls, ForkJoinPool's
      * CARRIER_POLL_STAY) that each spin 100 us and write a byte back. The threads
      * started and not ended when it wakes must be at most maxBacklog: a carrier
      * does not poll while more tasks are queued where it works than 16 and than it
-     * ran since its last poll at the start of a scan (at 32 a wake, a carrier that
-     * polls at every scan wakes the dispatcher every 16 tasks, and the backlog grows
-     * by 16 a scan), and the watchdog leaves the poll to a carrier that defers it
+     * ran since its last poll (at 32 a wake, a carrier that polls every 16 tasks
+     * regardless wakes the dispatcher every 16 tasks, and the backlog grows by 16
+     * each time), and the watchdog leaves the poll to a carrier that defers it
      * for a backlog (at 320 a wake, 32 ms of work, a watchdog that polls after
      * 10 ms wakes the dispatcher before the backlog has drained, every time).
      * A wake after a watchdog poll (the carrier descheduled for 10 ms, as on a
@@ -624,15 +687,15 @@ public class CarrierPolling {
      * a spinner unparks it, to that carrier's own queue, so the submission queue
      * never empties; it holds fewer than 16), while a virtual thread does 1-byte
      * round trips with a platform-thread echo peer. Each round trip must resume
-     * before another 96 spinners per carrier have ended (6 scans' worth): a
-     * carrier runs at most ForkJoinPool's CARRIER_POLL_STAY (16) tasks in a scan,
-     * then polls, and the reader then waits behind at most 16 tasks in the
-     * carrier's queue. Round trips during which the watchdog polled (a carrier
-     * descheduled or paused for 10 ms) are not counted. A carrier that drains a
-     * queue before it polls again leaves the reader to the watchdog, whose poll
-     * queues it as a submission, behind the cycle: with one carrier the reader,
-     * started from a platform thread, never runs. 200 round trips; counts of
-     * ended spinners, not times.
+     * before another 96 spinners per carrier have ended (6 polls' worth): a
+     * carrier polls every ForkJoinPool.CARRIER_POLL_STAY (16) tasks, and the
+     * reader then waits behind at most 16 tasks in the carrier's queue. Round
+     * trips during which the watchdog polled (a carrier descheduled or paused
+     * for 10 ms) are not counted. A carrier that drains a queue before it polls
+     * again leaves the reader to the watchdog, whose poll queues it as a
+     * submission, behind the cycle: with one carrier the reader, started from a
+     * platform thread, never runs. 200 round trips; counts of ended spinners,
+     * not times.
      */
     static void refillingQueue() throws Exception {
         final int roundTrips = 200, inFlight = 2 * PARALLELISM + 2;

@@ -79,7 +79,7 @@ public abstract class CarrierPoller {
      * Returns true if a virtual thread ever waited for a file descriptor with this
      * poller, and polling has not failed; otherwise an idle carrier parks rather
      * than polls, and busy carriers do not poll (see
-     * ForkJoinPool.CARRIER_POLL_STAY_UNTIL_WAIT).
+     * ForkJoinPool.CARRIER_POLL_SCAN_MAX).
      */
     public abstract boolean hasWaiters();
 
@@ -125,8 +125,8 @@ public abstract class CarrierPoller {
      * whose file descriptors are ready are made runnable on the current carrier's
      * queue, as by {@link #poll(boolean)}. Invoked by a carrier when it starts a scan
      * of the pool's queues for a task and every so many tasks in it (see
-     * ForkJoinPool.CARRIER_POLL_STAY), or with {@code idle} true when it found no task to run and is about
-     * to go idle; does not throw.
+     * ForkJoinPool.CARRIER_POLL_STAY), or with {@code idle} true when it found no
+     * task to run and is about to go idle; does not throw.
      */
     public abstract void pollBetweenTasks(boolean idle);
 
