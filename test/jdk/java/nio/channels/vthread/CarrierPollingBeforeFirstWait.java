@@ -76,7 +76,13 @@ public class CarrierPollingBeforeFirstWait {
                         + " once, " + yielding.getCount() + " did not");
             }
             Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
-            done.await();
+            // the yielders end by the deadline; past it, they are not run at all
+            if (!done.await(2 * WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException("round " + round + ": waited " + 2 * WATCHDOG_SECONDS
+                        + " s for " + yielders + " yielders to end (by the flag or their "
+                        + WATCHDOG_SECONDS + " s deadline), " + done.getCount() + " did not"
+                        + " (releaser " + releaser.getState() + ")");
+            }
             if (!released.get()) {
                 throw new RuntimeException("round " + round + " of " + ROUNDS + ": the releaser"
                         + " did not run within " + WATCHDOG_SECONDS + " s while " + yielders
