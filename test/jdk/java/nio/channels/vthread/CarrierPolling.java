@@ -23,7 +23,7 @@
  *     carrier blocked in the read poller and the paths that release work, the
  *     watchdog when every carrier is busy or pinned, and data integrity
  * @requires os.family == "linux" & vm.continuations
- * @library /test/lib
+ * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
@@ -32,7 +32,7 @@
 /*
  * @test id=mode4-p2
  * @requires os.family == "linux" & vm.continuations
- * @library /test/lib
+ * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPolling
@@ -41,7 +41,7 @@
 /*
  * @test id=mode4-p3
  * @requires os.family == "linux" & vm.continuations
- * @library /test/lib
+ * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=3 CarrierPolling
@@ -50,7 +50,7 @@
 /*
  * @test id=mode4-oneshot-p1
  * @requires os.family == "linux" & vm.continuations
- * @library /test/lib
+ * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerEdgeTriggered=false
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
@@ -76,6 +76,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import etjdk.poller.YieldersInTurn;
 import jdk.test.lib.thread.VThreadPinner;
 
 public class CarrierPolling {
@@ -151,43 +152,7 @@ public class CarrierPolling {
      */
     static void yieldersInTurn() throws Exception {
         final int rounds = 200, yielders = 2 * PARALLELISM;
-        for (int round = 0; round < rounds; round++) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-            var released = new AtomicBoolean();
-            var yielding = new CountDownLatch(yielders);
-            var done = new CountDownLatch(yielders);
-            for (int i = 0; i < yielders; i++) {
-                Thread.ofVirtual().start(() -> {
-                    Thread.yield();
-                    yielding.countDown();
-                    // bounded by the deadline, so a hang ends in the message below
-                    while (!released.get() && System.nanoTime() < deadline) {
-                        Thread.yield();
-                    }
-                    done.countDown();
-                });
-            }
-            if (!yielding.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException("yielders in turn, round " + round + ": waited "
-                        + WATCHDOG_SECONDS + " s for " + yielders + " virtual threads to"
-                        + " yield once, " + yielding.getCount() + " did not");
-            }
-            Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
-            // the yielders end by the deadline; past it, they are not run at all
-            if (!done.await(2 * WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException("yielders in turn, round " + round + ": waited " + 2 * WATCHDOG_SECONDS
-                        + " s for " + yielders + " yielders to end (by the flag or their "
-                        + WATCHDOG_SECONDS + " s deadline), " + done.getCount() + " did not"
-                        + " (releaser " + releaser.getState() + ")");
-            }
-            if (!released.get()) {
-                throw new RuntimeException("yielders in turn, round " + round + " of " + rounds
-                        + ": the releaser did not run within " + WATCHDOG_SECONDS + " s while "
-                        + yielders + " virtual threads yielded (releaser "
-                        + releaser.getState() + "): a carrier's scan did not end");
-            }
-            join(releaser, "the releaser to end");
-        }
+        YieldersInTurn.run("yielders in turn", rounds, yielders, WATCHDOG_SECONDS);
         System.out.println("yielders in turn: " + rounds + " rounds of " + yielders
                 + " yielders and a releaser");
     }

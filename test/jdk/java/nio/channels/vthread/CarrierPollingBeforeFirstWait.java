@@ -23,6 +23,7 @@
  *     in the read poller: a carrier's scan still ends, so virtual threads that
  *     yield in a loop do not keep it from a thread started after them
  * @requires os.family == "linux" & vm.continuations
+ * @library lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingBeforeFirstWait
  */
@@ -32,13 +33,12 @@
  * @summary As mode4-p1 with two carriers (a smoke test: an unbounded scan hangs
  *     here only if both carriers are taken by yielders)
  * @requires os.family == "linux" & vm.continuations
+ * @library lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPollingBeforeFirstWait
  */
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import etjdk.poller.YieldersInTurn;
 
 /**
  * No I/O in this JVM: the poller never has a waiter. Each round, two virtual threads
@@ -54,43 +54,8 @@ public class CarrierPollingBeforeFirstWait {
 
     public static void main(String[] args) throws Exception {
         int yielders = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
-        for (int round = 0; round < ROUNDS; round++) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-            var released = new AtomicBoolean();
-            var yielding = new CountDownLatch(yielders);
-            var done = new CountDownLatch(yielders);
-            for (int i = 0; i < yielders; i++) {
-                Thread.ofVirtual().start(() -> {
-                    Thread.yield();
-                    yielding.countDown();
-                    // bounded by the deadline, so a hang ends in the message below
-                    while (!released.get() && System.nanoTime() < deadline) {
-                        Thread.yield();
-                    }
-                    done.countDown();
-                });
-            }
-            if (!yielding.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException("round " + round + " of " + ROUNDS + ": waited "
-                        + WATCHDOG_SECONDS + " s for " + yielders + " virtual threads to yield"
-                        + " once, " + yielding.getCount() + " did not");
-            }
-            Thread releaser = Thread.ofVirtual().start(() -> released.set(true));
-            // the yielders end by the deadline; past it, they are not run at all
-            if (!done.await(2 * WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException("round " + round + ": waited " + 2 * WATCHDOG_SECONDS
-                        + " s for " + yielders + " yielders to end (by the flag or their "
-                        + WATCHDOG_SECONDS + " s deadline), " + done.getCount() + " did not"
-                        + " (releaser " + releaser.getState() + ")");
-            }
-            if (!released.get()) {
-                throw new RuntimeException("round " + round + " of " + ROUNDS + ": the releaser"
-                        + " did not run within " + WATCHDOG_SECONDS + " s while " + yielders
-                        + " virtual threads yielded (releaser " + releaser.getState()
-                        + "): a carrier's scan did not end before the first wait in the poller");
-            }
-            releaser.join();
-        }
+        YieldersInTurn.run("before the first wait in the poller", ROUNDS, yielders,
+                WATCHDOG_SECONDS);
         System.out.println(ROUNDS + " rounds of " + yielders + " yielders and a releaser");
     }
 }
