@@ -114,6 +114,7 @@ public class CarrierPolling {
                 fanOutBacklog("fan-out backlog past the watchdog", 320, 16000, 4 * 320, 2);
             });
             run("watchdogDeferralCap", CarrierPolling::watchdogDeferralCap);
+            run("turnBehindQueuedTasks", CarrierPolling::turnBehindQueuedTasks);
             run("yieldersInTurn", CarrierPolling::yieldersInTurn);
             run("submitRace", CarrierPolling::submitRace);
             run("timedParks", CarrierPolling::timedParks);
@@ -434,8 +435,8 @@ public class CarrierPolling {
      * threads (more than the 16 tasks a carrier runs between polls, ForkJoinPool's
      * CARRIER_POLL_STAY) that each spin 100 us and write a byte back. The threads
      * started and not ended when it wakes must be at most maxBacklog: a carrier
-     * does not poll while more tasks are queued where it works than 16 and than it
-     * ran since its last poll (at 32 a wake, a carrier that polls every 16 tasks
+     * that finds more than 16 tasks queued where it works holds its poll back until
+     * they have been taken (at 32 a wake, a carrier that polls every 16 tasks
      * regardless wakes the dispatcher every 16 tasks, and the backlog grows by 16
      * each time), and the watchdog leaves the poll to a carrier that defers it
      * for a backlog (at 320 a wake, 32 ms of work, a watchdog that polls after
@@ -443,9 +444,10 @@ public class CarrierPolling {
      * A wake after a watchdog poll (the carrier descheduled for 10 ms, as on a
      * loaded machine) is not counted, nor are the wakesAfterWatchdog after it: the
      * watchdog takes readiness in whatever the backlog, and that backlog drains over
-     * the next wakes (each wake finds about half the backlog of the one before plus
-     * fanOut: from a watchdog's 2,000 at 32 a wake, the 5th finds about 125, under
-     * 128; at 320 a wake, the 2nd finds under 1,280). One carrier only (no spare,
+     * the next wakes (a rule that admits the poll once the carrier has run half the
+     * backlog finds about half the backlog of the one before plus fanOut each wake:
+     * from a watchdog's 2,000 at 32 a wake, the 5th finds about 125, under 128; at
+     * 320 a wake, the 2nd finds under 1,280). One carrier only (no spare,
      * so these cases run first): an idle carrier blocked in the poller takes in
      * whatever is ready when it is woken for work. One run each.
      */
@@ -540,6 +542,80 @@ public class CarrierPolling {
                     + "): readiness was taken in faster than the queue drained; read"
                     + " pollers: " + sun.nio.ch.Poller.readPollers());
         }
+    }
+
+    /**
+     * Readiness that arrives behind queued tasks resumes its reader after all of
+     * them, as it does when a poller thread queues the reader, even as the queue
+     * drains. With one carrier held by a virtual thread that spins until released,
+     * this platform thread starts 1,000 virtual threads that each count (in a
+     * submission queue), writes a byte to a parked reader's socket, and releases the
+     * spinner: the reader must find all 1,000 counted when it resumes. A carrier
+     * that polls once it has run as many tasks as are still queued resumes it after
+     * about half. (A watchdog poll between the write and the release queues the
+     * reader behind them too.) 20 rounds.
+     */
+    static void turnBehindQueuedTasks() throws Exception {
+        final String name = "turn behind queued tasks";
+        if (PARALLELISM != 1) {
+            System.out.println(name + ": skipped, needs parallelism 1");
+            return;
+        }
+        if (carriers() != 1) {
+            throw new RuntimeException(name + ": needs the pool's only carrier, found "
+                    + carriers() + " carriers (a spare from a compensated block?)");
+        }
+        final int rounds = 20, queued = 1000;
+        for (int round = 0; round < rounds; round++) {
+            var counted = new AtomicInteger();
+            var countedAtResume = new AtomicInteger(-1);
+            try (var pair = new Pair()) {
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try {
+                        if (pair.channel.read(ByteBuffer.allocate(1)) == 1) {
+                            countedAtResume.set(counted.get());
+                        }
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+                awaitParked(reader, "the reader to park in its read (" + name + ")");
+                var spinning = new CountDownLatch(1);
+                var release = new AtomicBoolean();
+                long deadline = System.nanoTime()
+                        + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+                Thread spinner = Thread.ofVirtual().start(() -> {
+                    spinning.countDown();
+                    while (!release.get() && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                });
+                if (!spinning.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                    throw new RuntimeException(name + ": the spinner did not start");
+                }
+                List<Thread> counters = new ArrayList<>();
+                for (int i = 0; i < queued; i++) {
+                    counters.add(Thread.ofVirtual().start(counted::incrementAndGet));
+                }
+                pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+                release.set(true);
+                join(spinner, "the spinner to end (" + name + ")");
+                join(reader, "the reader to read its byte (" + name + ", round "
+                        + round + ")");
+                for (Thread t : counters) {
+                    join(t, "a counting thread to end (" + name + ")");
+                }
+            }
+            if (countedAtResume.get() != queued) {
+                throw new RuntimeException(name + ", round " + round + " of " + rounds
+                        + ": the reader resumed when " + countedAtResume.get() + " of the "
+                        + queued + " tasks queued before its data arrived had run: its"
+                        + " readiness was taken in ahead of them; read pollers: "
+                        + sun.nio.ch.Poller.readPollers());
+            }
+        }
+        System.out.println(name + ": " + rounds + " rounds, the reader resumed after all "
+                + queued + " tasks queued before its data each time");
     }
 
     /**

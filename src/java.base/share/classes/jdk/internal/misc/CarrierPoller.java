@@ -133,9 +133,9 @@ public abstract class CarrierPoller {
     /**
      * Invoked by a carrier that skips a poll between tasks because the pool's queues
      * hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY). The carrier
-     * polls again once it has run as many tasks as they held, so a poller that polls
-     * when no carrier has for a while may leave the poll to it, for a bounded time,
-     * rather than take readiness in ahead of the backlog. Does not throw.
+     * polls once the tasks they held have been taken, so a poller that polls when no
+     * carrier has for a while may leave the poll to it, for a bounded time, rather
+     * than take readiness in ahead of the backlog. Does not throw.
      */
     public abstract void deferPoll();
 }
