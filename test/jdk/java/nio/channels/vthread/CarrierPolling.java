@@ -71,8 +71,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -548,15 +550,25 @@ public class CarrierPolling {
      * Readiness that arrives behind queued tasks resumes its reader after all of
      * them, as it does when a poller thread queues the reader, even as the queue
      * drains. With one carrier held by a virtual thread that spins until released,
-     * this platform thread starts 1,000 virtual threads that each count (in a
+     * this platform thread starts 500 virtual threads that each count (in a
      * submission queue), writes a byte to a parked reader's socket, and releases the
-     * spinner: the reader must find all 1,000 counted when it resumes. A carrier
-     * that polls once it has run as many tasks as are still queued resumes it after
-     * about half. (A watchdog poll between the write and the release queues the
-     * reader behind them too.) 20 rounds.
+     * spinner: the reader must find all 500 counted when it resumes. A carrier that
+     * polls once it has run as many tasks as are still queued resumes it after
+     * about half. Then the same with counters that each unpark a parked partner,
+     * which the carrier queues on its own queue and runs next: a carrier that
+     * counts every task it runs toward the turn resumes the reader after about
+     * half of the counters. (A watchdog poll between the write and the release
+     * queues the reader behind the counters too, since the carrier takes them
+     * all in one scan: 501 tasks, fewer than CARRIER_POLL_SCAN_MAX.) 20 rounds
+     * each.
      */
     static void turnBehindQueuedTasks() throws Exception {
-        final String name = "turn behind queued tasks";
+        turnBehindQueuedTasks("turn behind queued tasks", false);
+        turnBehindQueuedTasks("turn behind queued tasks that unpark partners", true);
+    }
+
+    private static void turnBehindQueuedTasks(String name, boolean unparkPartners)
+            throws Exception {
         if (PARALLELISM != 1) {
             System.out.println(name + ": skipped, needs parallelism 1");
             return;
@@ -565,10 +577,25 @@ public class CarrierPolling {
             throw new RuntimeException(name + ": needs the pool's only carrier, found "
                     + carriers() + " carriers (a spare from a compensated block?)");
         }
-        final int rounds = 20, queued = 1000;
+        final int rounds = 20, queued = 500;
         for (int round = 0; round < rounds; round++) {
             var counted = new AtomicInteger();
             var countedAtResume = new AtomicInteger(-1);
+            var unparked = new AtomicIntegerArray(queued);
+            Thread[] partners = new Thread[queued];
+            if (unparkPartners) {
+                for (int i = 0; i < queued; i++) {
+                    final int index = i;
+                    partners[i] = Thread.ofVirtual().start(() -> {
+                        while (unparked.get(index) == 0) {
+                            LockSupport.park();
+                        }
+                    });
+                }
+                for (Thread t : partners) {
+                    awaitParked(t, "a partner to park (" + name + ")");
+                }
+            }
             try (var pair = new Pair()) {
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {
@@ -595,7 +622,14 @@ public class CarrierPolling {
                 }
                 List<Thread> counters = new ArrayList<>();
                 for (int i = 0; i < queued; i++) {
-                    counters.add(Thread.ofVirtual().start(counted::incrementAndGet));
+                    final int index = i;
+                    counters.add(Thread.ofVirtual().start(() -> {
+                        counted.incrementAndGet();
+                        if (unparkPartners) {
+                            unparked.set(index, 1);
+                            LockSupport.unpark(partners[index]);
+                        }
+                    }));
                 }
                 pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
                 release.set(true);
@@ -604,6 +638,11 @@ public class CarrierPolling {
                         + round + ")");
                 for (Thread t : counters) {
                     join(t, "a counting thread to end (" + name + ")");
+                }
+                if (unparkPartners) {
+                    for (Thread t : partners) {
+                        join(t, "a partner to end (" + name + ")");
+                    }
                 }
             }
             if (countedAtResume.get() != queued) {

@@ -131,9 +131,8 @@ public abstract class CarrierPoller {
     public abstract void pollBetweenTasks(boolean idle);
 
     /**
-     * Invoked by a carrier that skips a poll between tasks because the pool's queues
-     * hold a backlog (see ForkJoinPool.CARRIER_POLL_STAY). The carrier
-     * polls once the tasks they held have been taken, so a poller that polls when no
+     * Invoked by a carrier whose poll between tasks a backlog holds back until its
+     * turn (see ForkJoinPool.CarrierPollTurn), so that a poller that polls when no
      * carrier has for a while may leave the poll to it, for a bounded time, rather
      * than take readiness in ahead of the backlog. Does not throw.
      */
