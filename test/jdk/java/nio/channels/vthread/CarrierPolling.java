@@ -554,17 +554,19 @@ public class CarrierPolling {
      * submission queue), writes a byte to a parked reader's socket, and releases the
      * spinner: the reader must find all 500 counted when it resumes. A carrier that
      * polls once it has run as many tasks as are still queued resumes it after
-     * about half. Then the same with counters that each unpark a parked partner,
-     * which the carrier queues on its own queue and runs next: a carrier that
-     * counts every task it runs toward the turn resumes the reader after about
-     * half of the counters. (A watchdog poll between the write and the release
-     * queues the reader behind the counters too, since the carrier takes them
-     * all in one scan: 501 tasks, fewer than CARRIER_POLL_SCAN_MAX.) 20 rounds
-     * each.
+     * about half. Then the same with every other counter unparking a parked
+     * partner, which the carrier queues on its own queue and runs soon after: a
+     * carrier that counts every task it runs toward the turn, and admits the poll
+     * once it has run as many as were queued, resumes the reader after about two
+     * thirds of the counters (ForkJoinPool's backstop, twice as many, is not
+     * reached: 1.5 tasks a counter). A watchdog poll queues the reader behind the
+     * counters too, since the carrier takes them all in one scan (at most 752
+     * tasks, fewer than CARRIER_POLL_SCAN_MAX). 20 rounds each.
      */
     static void turnBehindQueuedTasks() throws Exception {
         turnBehindQueuedTasks("turn behind queued tasks", false);
-        turnBehindQueuedTasks("turn behind queued tasks that unpark partners", true);
+        turnBehindQueuedTasks("turn behind queued tasks, every other one unparking a"
+                + " partner", true);
     }
 
     private static void turnBehindQueuedTasks(String name, boolean unparkPartners)
@@ -581,10 +583,11 @@ public class CarrierPolling {
         for (int round = 0; round < rounds; round++) {
             var counted = new AtomicInteger();
             var countedAtResume = new AtomicInteger(-1);
+            var readResult = new AtomicInteger(-2);
             var unparked = new AtomicIntegerArray(queued);
             Thread[] partners = new Thread[queued];
             if (unparkPartners) {
-                for (int i = 0; i < queued; i++) {
+                for (int i = 0; i < queued; i += 2) {
                     final int index = i;
                     partners[i] = Thread.ofVirtual().start(() -> {
                         while (unparked.get(index) == 0) {
@@ -592,16 +595,16 @@ public class CarrierPolling {
                         }
                     });
                 }
-                for (Thread t : partners) {
-                    awaitParked(t, "a partner to park (" + name + ")");
+                for (int i = 0; i < queued; i += 2) {
+                    awaitParked(partners[i], "a partner to park (" + name + ")");
                 }
             }
             try (var pair = new Pair()) {
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {
-                        if (pair.channel.read(ByteBuffer.allocate(1)) == 1) {
-                            countedAtResume.set(counted.get());
-                        }
+                        int n = pair.channel.read(ByteBuffer.allocate(1));
+                        countedAtResume.set(counted.get());
+                        readResult.set(n);
                     } catch (IOException e) {
                         throw new RuntimeException(e);
                     }
@@ -625,7 +628,7 @@ public class CarrierPolling {
                     final int index = i;
                     counters.add(Thread.ofVirtual().start(() -> {
                         counted.incrementAndGet();
-                        if (unparkPartners) {
+                        if (unparkPartners && index % 2 == 0) {
                             unparked.set(index, 1);
                             LockSupport.unpark(partners[index]);
                         }
@@ -640,10 +643,14 @@ public class CarrierPolling {
                     join(t, "a counting thread to end (" + name + ")");
                 }
                 if (unparkPartners) {
-                    for (Thread t : partners) {
-                        join(t, "a partner to end (" + name + ")");
+                    for (int i = 0; i < queued; i += 2) {
+                        join(partners[i], "a partner to end (" + name + ")");
                     }
                 }
+            }
+            if (readResult.get() != 1) {
+                throw new RuntimeException(name + ", round " + round + ": the reader's"
+                        + " read returned " + readResult.get() + ", not the 1 byte written");
             }
             if (countedAtResume.get() != queued) {
                 throw new RuntimeException(name + ", round " + round + " of " + rounds
