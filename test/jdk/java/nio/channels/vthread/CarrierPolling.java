@@ -117,6 +117,7 @@ public class CarrierPolling {
             });
             run("watchdogDeferralCap", CarrierPolling::watchdogDeferralCap);
             run("turnBehindQueuedTasks", CarrierPolling::turnBehindQueuedTasks);
+            run("turnAfterHandOff", CarrierPolling::turnAfterHandOff);
             run("yieldersInTurn", CarrierPolling::yieldersInTurn);
             run("submitRace", CarrierPolling::submitRace);
             run("timedParks", CarrierPolling::timedParks);
@@ -558,10 +559,10 @@ public class CarrierPolling {
      * partner, which the carrier queues on its own queue and runs soon after: a
      * carrier that counts every task it runs toward the turn, and admits the poll
      * once it has run as many as were queued, resumes the reader after about two
-     * thirds of the counters (ForkJoinPool's backstop, twice as many, is not
-     * reached: 1.5 tasks a counter). A watchdog poll queues the reader behind the
-     * counters too, since the carrier takes them all in one scan (at most 752
-     * tasks, fewer than CARRIER_POLL_SCAN_MAX). 20 rounds each.
+     * thirds of the counters (ForkJoinPool's backstop, twice as many plus a scan,
+     * is not reached: 1.5 tasks a counter). A watchdog poll queues the reader
+     * behind the counters too, since the carrier takes them all in one scan (at
+     * most 752 tasks, fewer than CARRIER_POLL_SCAN_MAX). 20 rounds each.
      */
     static void turnBehindQueuedTasks() throws Exception {
         turnBehindQueuedTasks("turn behind queued tasks", false);
@@ -662,6 +663,206 @@ public class CarrierPolling {
         }
         System.out.println(name + ": " + rounds + " rounds, the reader resumed after all "
                 + queued + " tasks queued before its data each time");
+    }
+
+    /**
+     * A held-back poll is admitted when its turn comes, also when the last task
+     * queued before the hold hands off to a successor: the carrier takes the only
+     * task left in its own queue from the top, and the successor it pushes takes the
+     * same slot, so the queue is neither empty nor drained past its top of then.
+     * With one carrier, held by a spinner, this platform thread starts a virtual
+     * thread that unparks `queued` parked counting virtual threads (on the carrier's
+     * own queue), the last of which starts a ping-pong of two virtual threads; writes a
+     * byte to a parked reader's socket; releases the spinner; and keeps 4 no-op
+     * virtual threads queued in its submission queue, from which the carrier's scan
+     * takes one task per poll interval, running the rest from its own queue. The
+     * reader must resume within 2 x 16 tasks (ForkJoinPool's CARRIER_POLL_STAY)
+     * after the last counter; a turn that waits for the own queue to empty or to
+     * drain past its top of then waits for the backstop, about `queued` tasks
+     * later. `queued` takes 16 consecutive values, so that the last counter falls
+     * at every point of the poll interval; 3 rounds each.
+     */
+    static void turnAfterHandOff() throws Exception {
+        final String name = "turn after a hand-off";
+        if (PARALLELISM != 1) {
+            System.out.println(name + ": skipped, needs parallelism 1");
+            return;
+        }
+        if (carriers() != 1) {
+            throw new RuntimeException(name + ": needs the pool's only carrier, found "
+                    + carriers() + " carriers (a spare from a compensated block?)");
+        }
+        final int firstQueued = 400, values = 16, rounds = 3, fillersQueued = 4;
+        final int maxLateness = 2 * 16;
+        int decisive = 0, maxSeen = 0;
+        for (int queued = firstQueued; queued < firstQueued + values; queued++) {
+            for (int round = 0; round < rounds; round++) {
+                String where = name + ", " + queued + " queued, round " + round;
+                int lateness = turnAfterHandOff(where, queued, fillersQueued, maxLateness);
+                if (lateness > 0) {
+                    decisive++;
+                    maxSeen = Math.max(maxSeen, lateness);
+                }
+            }
+        }
+        if (decisive == 0) {
+            throw new RuntimeException(name + ": the watchdog polled the reader's data"
+                    + " ahead of the backlog in all " + (values * rounds) + " rounds:"
+                    + " the case decided nothing");
+        }
+        System.out.println(name + ": " + decisive + " of " + (values * rounds)
+                + " rounds decisive, the reader resumed within " + maxSeen + " tasks"
+                + " (bound " + maxLateness + ") of the last task queued before the hold");
+    }
+
+    /**
+     * One round; returns the tasks run between the last counter and the reader's
+     * resumption, or 0 if a watchdog poll made the round decide nothing.
+     */
+    private static int turnAfterHandOff(String where, int queued, int fillersQueued,
+                                            int maxLateness) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+        var ran = new AtomicInteger();              // tasks run by the test's threads
+        var ranAtLastCounter = new AtomicInteger(-1);
+        var ranAtResume = new AtomicInteger(-1);
+        var readResult = new AtomicInteger(-2);
+        var stop = new AtomicBoolean();
+        var turnOf = new AtomicInteger(-1);
+        Thread[] players = new Thread[2];
+        for (int p = 0; p < 2; p++) {
+            final int me = p;
+            players[p] = Thread.ofVirtual().unstarted(() -> {
+                for (;;) {
+                    while (turnOf.get() != me && !stop.get()
+                            && System.nanoTime() < deadline) {
+                        LockSupport.park();
+                    }
+                    if (turnOf.get() != me) {
+                        return;                     // stopped, or the deadline
+                    }
+                    ran.incrementAndGet();
+                    turnOf.set(1 - me);
+                    LockSupport.unpark(players[1 - me]);
+                }
+            });
+        }
+        for (Thread t : players) {
+            t.start();
+        }
+        for (Thread t : players) {
+            awaitParked(t, "a ping-pong player to park (" + where + ")");
+        }
+        long watchdogBefore = watchdogPolls();
+        List<Thread> fillers = new ArrayList<>();
+        var fillersRan = new AtomicInteger();
+        try (var pair = new Pair()) {
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    int n = pair.channel.read(ByteBuffer.allocate(1));
+                    ranAtResume.set(ran.get());
+                    readResult.set(n);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                } finally {
+                    stop.set(true);
+                    for (Thread t : players) {
+                        LockSupport.unpark(t);
+                    }
+                }
+            });
+            awaitParked(reader, "the reader to park in its read (" + where + ")");
+            // parked counters: an unpark from a carrier queues on its own queue (a
+            // start is a submission)
+            var go = new AtomicBoolean();
+            List<Thread> counters = new ArrayList<>();
+            for (int i = 0; i < queued; i++) {
+                boolean last = (i == queued - 1);
+                counters.add(Thread.ofVirtual().start(() -> {
+                    while (!go.get() && System.nanoTime() < deadline) {
+                        LockSupport.park();
+                    }
+                    int n = ran.incrementAndGet();
+                    if (last) {
+                        ranAtLastCounter.set(n);
+                        turnOf.set(0);
+                        LockSupport.unpark(players[0]);
+                    }
+                }));
+            }
+            for (Thread t : counters) {
+                awaitParked(t, "a counting thread to park (" + where + ")");
+            }
+            var spinning = new CountDownLatch(1);
+            var release = new AtomicBoolean();
+            Thread spinner = Thread.ofVirtual().start(() -> {
+                spinning.countDown();
+                while (!release.get() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            });
+            if (!spinning.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException(where + ": the spinner did not start");
+            }
+            Thread starter = Thread.ofVirtual().start(() -> {
+                go.set(true);
+                for (Thread t : counters) {
+                    LockSupport.unpark(t);  // queued on the carrier's own queue
+                }
+            });
+            Runnable filler = () -> {
+                ran.incrementAndGet();
+                fillersRan.incrementAndGet();
+            };
+            for (int i = 0; i < fillersQueued; i++) {
+                fillers.add(Thread.ofVirtual().start(filler));
+            }
+            pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
+            release.set(true);
+            // keep the submission queue from emptying while the reader waits
+            while (!stop.get() && System.nanoTime() < deadline) {
+                if (fillers.size() - fillersRan.get() < fillersQueued) {
+                    fillers.add(Thread.ofVirtual().start(filler));
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            join(spinner, "the spinner to end (" + where + ")");
+            join(starter, "the starter to end (" + where + ")");
+            join(reader, "the reader to read its byte (" + where + ")");
+            for (Thread t : players) {
+                join(t, "a ping-pong player to stop (" + where + ")");
+            }
+            for (Thread t : counters) {
+                join(t, "a counting thread to end (" + where + ")");
+            }
+            for (Thread t : fillers) {
+                join(t, "a filler to end (" + where + ")");
+            }
+        }
+        if (readResult.get() != 1) {
+            throw new RuntimeException(where + ": the reader's read returned "
+                    + readResult.get() + ", not the 1 byte written");
+        }
+        boolean watchdogPolled = watchdogPolls() != watchdogBefore;
+        int lateness = ranAtResume.get() - ranAtLastCounter.get();
+        if (ranAtLastCounter.get() < 0 || lateness <= 0) {
+            if (watchdogPolled) {
+                return 0;            // the watchdog queued the reader as a submission
+            }
+            throw new RuntimeException(where + ": the reader resumed before the last of"
+                    + " the " + queued + " tasks queued before the hold ran (tasks run "
+                    + ranAtResume.get() + ", last counter at " + ranAtLastCounter.get()
+                    + "): its readiness was taken in ahead of them; read pollers: "
+                    + sun.nio.ch.Poller.readPollers());
+        }
+        if (lateness > maxLateness) {
+            throw new RuntimeException(where + ": the reader resumed " + lateness
+                    + " tasks after the last task queued before the hold ran (bound "
+                    + maxLateness + "): the held-back poll waited past its turn, as the"
+                    + " last task's successor took its slot; read pollers: "
+                    + sun.nio.ch.Poller.readPollers());
+        }
+        return lateness;
     }
 
     /**

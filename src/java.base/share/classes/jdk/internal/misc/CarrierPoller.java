@@ -131,10 +131,10 @@ public abstract class CarrierPoller {
     public abstract void pollBetweenTasks(boolean idle);
 
     /**
-     * Invoked by a carrier whose poll between tasks a backlog holds back until its
-     * turn (see ForkJoinPool.CarrierPollTurn), so that a poller that polls when no
-     * carrier has for a while may leave the poll to it, for a bounded time, rather
-     * than take readiness in ahead of the backlog. Does not throw.
+     * Invoked by a carrier each time a backlog holds its poll between tasks back
+     * until its turn (see ForkJoinPool.CarrierPollTurn), so that a poller that
+     * polls when no carrier has for a while may leave the poll to it, for a bounded
+     * time, rather than take readiness in ahead of the backlog. Does not throw.
      */
     public abstract void deferPoll();
 }
