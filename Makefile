@@ -39,7 +39,7 @@ help:
 	@echo "make dist                        tar.gz of the image"
 	@echo "make bench-poller                ONESHOT vs ET micro benchmark -> doc/results/poller-micro.md"
 	@echo "make bench-e2e                   ONESHOT vs ET server benchmark -> doc/results/e2e.md"
-	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> doc/results/pingpong-*.md"
+	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> build/bench-pingpong/*.md"
 	@echo "make bench-apps                  Jetty 12, MariaDB Connector/J, HikariCP on virtual threads -> doc/results/apps.md"
 	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"
 	@echo "make conformance-quick           the subset for every poller change -> build/conformance-quick.md"
@@ -101,11 +101,13 @@ bench-e2e: configured
 	$(TOP)/bench/e2e/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/e2e.md $(BENCH_E2E_OPTS)
 
 # BENCH_PINGPONG_OPTS (e.g. --pairs 7, --variant NAME='OPTS', --allow-busy) goes to both cells.
+# The generated pages go to build/bench-pingpong/: doc/results/pingpong-syscalls.md
+# is a hand-written summary of such runs, which it names.
 bench-pingpong: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
-	$(TOP)/bench/pingpong/syscalls-per-round-trip.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/pingpong-syscalls.md \
+	$(TOP)/bench/pingpong/syscalls-per-round-trip.sh --jdk $(JDK_IMAGE) --out $(TOP)/build/bench-pingpong/syscalls.md \
 	  --jvm-args -Djdk.virtualThreadScheduler.parallelism=1 $(BENCH_PINGPONG_OPTS)
-	$(TOP)/bench/pingpong/waiting-client.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/pingpong-waiting-client.md \
+	$(TOP)/bench/pingpong/waiting-client.sh --jdk $(JDK_IMAGE) --out $(TOP)/build/bench-pingpong/waiting-client.md \
 	  $(BENCH_PINGPONG_OPTS)
 
 # BENCH_APPS_OPTS (e.g. --quick, --parts "peak db", --variant NAME='OPTS', --allow-busy) is passed on the command line.
