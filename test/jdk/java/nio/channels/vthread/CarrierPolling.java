@@ -677,10 +677,14 @@ public class CarrierPolling {
      * virtual threads queued in its submission queue, from which the carrier's scan
      * takes one task per poll interval, running the rest from its own queue. The
      * reader must resume within 2 x 16 tasks (ForkJoinPool's CARRIER_POLL_STAY)
-     * after the last counter; a turn that waits for the own queue to empty or to
-     * drain past its top of then waits for the backstop, about `queued` tasks
-     * later. `queued` takes 16 consecutive values, so that the last counter falls
-     * at every point of the poll interval; 3 rounds each.
+     * after the last counter: the carrier checks its turn every 16 tasks, and the
+     * poll it then admits is not skipped as too soon after the last one (50 us:
+     * the hold lasts about `queued` tasks). A turn that waits for the own queue
+     * to empty or to drain past its top of then waits for the backstop (about
+     * `queued` + 1,024 tasks) or the end of the scan (at most 1,024 tasks).
+     * Rounds in which the watchdog polled decide nothing. `queued` takes 16
+     * consecutive values, so that the last counter falls at every point of the
+     * poll interval; 3 rounds each.
      */
     static void turnAfterHandOff() throws Exception {
         final String name = "turn after a hand-off";
@@ -693,7 +697,7 @@ public class CarrierPolling {
                     + carriers() + " carriers (a spare from a compensated block?)");
         }
         final int firstQueued = 400, values = 16, rounds = 3, fillersQueued = 4;
-        final int maxLateness = 2 * 16;
+        final int maxLateness = 2 * 16;             // 2 x CARRIER_POLL_STAY
         int decisive = 0, maxSeen = 0;
         for (int queued = firstQueued; queued < firstQueued + values; queued++) {
             for (int round = 0; round < rounds; round++) {
@@ -706,9 +710,8 @@ public class CarrierPolling {
             }
         }
         if (decisive == 0) {
-            throw new RuntimeException(name + ": the watchdog polled the reader's data"
-                    + " ahead of the backlog in all " + (values * rounds) + " rounds:"
-                    + " the case decided nothing");
+            throw new RuntimeException(name + ": the watchdog polled in all "
+                    + (values * rounds) + " rounds: the case decided nothing");
         }
         System.out.println(name + ": " + decisive + " of " + (values * rounds)
                 + " rounds decisive, the reader resumed within " + maxSeen + " tasks"
@@ -752,8 +755,8 @@ public class CarrierPolling {
         for (Thread t : players) {
             awaitParked(t, "a ping-pong player to park (" + where + ")");
         }
-        long watchdogBefore = watchdogPolls();
         List<Thread> fillers = new ArrayList<>();
+        long watchdogBefore;
         var fillersRan = new AtomicInteger();
         try (var pair = new Pair()) {
             Thread reader = Thread.ofVirtual().start(() -> {
@@ -816,6 +819,7 @@ public class CarrierPolling {
             for (int i = 0; i < fillersQueued; i++) {
                 fillers.add(Thread.ofVirtual().start(filler));
             }
+            watchdogBefore = watchdogPolls();
             pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
             release.set(true);
             // keep the submission queue from emptying while the reader waits
@@ -825,6 +829,11 @@ public class CarrierPolling {
                 } else {
                     Thread.onSpinWait();
                 }
+            }
+            if (!stop.get()) {
+                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the"
+                        + " reader to resume (" + where + "); read pollers: "
+                        + sun.nio.ch.Poller.readPollers());
             }
             join(spinner, "the spinner to end (" + where + ")");
             join(starter, "the starter to end (" + where + ")");
@@ -843,12 +852,11 @@ public class CarrierPolling {
             throw new RuntimeException(where + ": the reader's read returned "
                     + readResult.get() + ", not the 1 byte written");
         }
-        boolean watchdogPolled = watchdogPolls() != watchdogBefore;
+        if (watchdogPolls() != watchdogBefore) {
+            return 0;                // the watchdog queued the reader as a submission
+        }
         int lateness = ranAtResume.get() - ranAtLastCounter.get();
         if (ranAtLastCounter.get() < 0 || lateness <= 0) {
-            if (watchdogPolled) {
-                return 0;            // the watchdog queued the reader as a submission
-            }
             throw new RuntimeException(where + ": the reader resumed before the last of"
                     + " the " + queued + " tasks queued before the hold ran (tasks run "
                     + ranAtResume.get() + ", last counter at " + ranAtLastCounter.get()
