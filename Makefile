@@ -70,6 +70,7 @@ check: check-frontend check-jtreg
 
 check-frontend:
 	@$(TOP)/tools/test/run-frontend-tests.sh
+	@python3 $(TOP)/harness/test_conformance.py
 
 check-jtreg: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
@@ -119,14 +120,14 @@ bench-apps: configured
 # CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",
 # --factories virtual, --dry-run) is passed on the command line. The image must
 # not be rebuilt while it runs (hours; --resume re-runs what another image made):
-# run it on a copy with harness/conformance.sh --jdk COPY.
+# run it on a copy with harness/conformance.py --jdk COPY.
 conformance: configured
-	$(TOP)/harness/conformance.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
+	$(TOP)/harness/conformance.py --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
 
 # The quick subset (httpclient/http3, the vthread groups, virtual-thread Socket,
 # SocketChannel, DatagramChannel; ET modes 2 and 1), for every poller change.
 conformance-quick: configured
-	$(TOP)/harness/conformance.sh --quick --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/build/conformance-quick.md $(CONFORMANCE_OPTS)
+	$(TOP)/harness/conformance.py --quick --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/build/conformance-quick.md $(CONFORMANCE_OPTS)
 
 torture-long: configured
 	$(TOP)/harness/torture.sh --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --long

@@ -9,10 +9,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# --check: only say whether a boot JDK can be had (configure calls this first).
+check=false; [ "${1:-}" = --check ] && check=true
 dest=$ET_JDK_CACHE/bootjdk/jdk-$BOOTJDK_VERSION
 if [ -x "$dest/bin/javac" ]; then
-  printf '%s\n' "$dest"; exit 0
+  $check || printf '%s\n' "$dest"; exit 0
 fi
+for c in ${JAVA_HOME:-} /usr/lib/jvm/*; do   # a JDK 26/27 makes the bootstrap unnecessary
+  if $check && [ -x "$c/bin/javac" ]; then case $(java_feature_version "$c") in 26|27) exit 0 ;; esac; fi
+done
 
 bootstrap_jdk=
 for c in ${ET_JDK_BOOTSTRAP_JDK:-} $BOOTSTRAP_JDK_CANDIDATES; do
@@ -21,8 +26,11 @@ for c in ${ET_JDK_BOOTSTRAP_JDK:-} $BOOTSTRAP_JDK_CANDIDATES; do
   fi
 done
 [ -n "$bootstrap_jdk" ] || die "cannot bootstrap the boot JDK: building OpenJDK $BOOTJDK_VERSION needs a JDK 25 or 26
-  (looked in: ${ET_JDK_BOOTSTRAP_JDK:-} $BOOTSTRAP_JDK_CANDIDATES). Install one and set
-  ET_JDK_BOOTSTRAP_JDK=/path/to/it, or pass an existing JDK 26/27 with --with-boot-jdk."
+  (looked in: ${ET_JDK_BOOTSTRAP_JDK:-} $BOOTSTRAP_JDK_CANDIDATES). Debian 12 packages none; on Debian 12
+  install Temurin 25 from Adoptium's apt repository (README.md, 'Prerequisites'):
+    $ADOPTIUM_INSTALL
+  or set ET_JDK_BOOTSTRAP_JDK=/path/to/a/jdk-25, or pass a JDK 26/27 with --with-boot-jdk."
+$check && exit 0
 
 # source, build and image; a margin, the lean build's size was not measured
 require_free_space "$ET_JDK_CACHE" 4 "bootstrapping the boot JDK"

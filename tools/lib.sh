@@ -55,7 +55,8 @@ debian_mirror() {
 # With a private apt configuration (never touching the system's), fetch into
 # $ET_JDK_DOWNLOADS: "source PKG VERSION" or "binary PKG VERSION".
 # The pinned SHA-256 values are the trust anchor, so the suites are marked
-# trusted: an older system keyring may not know the testing archive key.
+# trusted: an older system keyring may not know the testing archive key; for
+# the same reason an expired Release file (a stale mirror, a wrong clock) is accepted.
 apt_fetch() {
   local kind=$1 pkg=$2 version=$3 mirror tmp suite rc=1
   mirror=$(debian_mirror)
@@ -71,7 +72,7 @@ apt_fetch() {
   local opts=(-q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/nonexistent
               -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
               -o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent
-              -o APT::Sandbox::User=root)
+              -o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false)
   say "fetching $kind package $pkg $version via $mirror ($DEBIAN_SUITES)"
   if ! apt-get "${opts[@]}" update > "$tmp/update.log" 2>&1; then
     cat "$tmp/update.log" >&2; rm -rf "$tmp"
