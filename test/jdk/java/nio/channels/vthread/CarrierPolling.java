@@ -611,19 +611,7 @@ public class CarrierPolling {
                     }
                 });
                 awaitParked(reader, "the reader to park in its read (" + name + ")");
-                var spinning = new CountDownLatch(1);
-                var release = new AtomicBoolean();
-                long deadline = System.nanoTime()
-                        + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-                Thread spinner = Thread.ofVirtual().start(() -> {
-                    spinning.countDown();
-                    while (!release.get() && System.nanoTime() < deadline) {
-                        Thread.onSpinWait();
-                    }
-                });
-                if (!spinning.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                    throw new RuntimeException(name + ": the spinner did not start");
-                }
+                var spinner = new CarrierHolder(name);
                 List<Thread> counters = new ArrayList<>();
                 for (int i = 0; i < queued; i++) {
                     final int index = i;
@@ -636,8 +624,8 @@ public class CarrierPolling {
                     }));
                 }
                 pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-                release.set(true);
-                join(spinner, "the spinner to end (" + name + ")");
+                spinner.release();
+                spinner.join(name);
                 join(reader, "the reader to read its byte (" + name + ", round "
                         + round + ")");
                 for (Thread t : counters) {
@@ -795,17 +783,7 @@ public class CarrierPolling {
             for (Thread t : counters) {
                 awaitParked(t, "a counting thread to park (" + where + ")");
             }
-            var spinning = new CountDownLatch(1);
-            var release = new AtomicBoolean();
-            Thread spinner = Thread.ofVirtual().start(() -> {
-                spinning.countDown();
-                while (!release.get() && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-            });
-            if (!spinning.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException(where + ": the spinner did not start");
-            }
+            var spinner = new CarrierHolder(where);
             Thread starter = Thread.ofVirtual().start(() -> {
                 go.set(true);
                 for (Thread t : counters) {
@@ -821,7 +799,7 @@ public class CarrierPolling {
             }
             watchdogBefore = watchdogPolls();
             pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
-            release.set(true);
+            spinner.release();
             // keep the submission queue from emptying while the reader waits
             while (!stop.get() && System.nanoTime() < deadline) {
                 if (fillers.size() - fillersRan.get() < fillersQueued) {
@@ -835,7 +813,7 @@ public class CarrierPolling {
                         + " reader to resume (" + where + "); read pollers: "
                         + sun.nio.ch.Poller.readPollers());
             }
-            join(spinner, "the spinner to end (" + where + ")");
+            spinner.join(where);
             join(starter, "the starter to end (" + where + ")");
             join(reader, "the reader to read its byte (" + where + ")");
             for (Thread t : players) {
@@ -1370,6 +1348,37 @@ public class CarrierPolling {
     }
 
     /** A connected pair of socket channels; the reader reads one byte from channel. */
+    /**
+     * A virtual thread that holds a carrier, spinning until released or until
+     * WATCHDOG_SECONDS have passed; the constructor returns once it runs.
+     */
+    static final class CarrierHolder {
+        private final AtomicBoolean released = new AtomicBoolean();
+        private final Thread thread;
+
+        CarrierHolder(String where) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            var spinning = new CountDownLatch(1);
+            thread = Thread.ofVirtual().start(() -> {
+                spinning.countDown();
+                while (!released.get() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            });
+            if (!spinning.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
+                throw new RuntimeException(where + ": the spinner did not start");
+            }
+        }
+
+        void release() {
+            released.set(true);
+        }
+
+        void join(String where) throws InterruptedException {
+            CarrierPolling.join(thread, "the spinner to end (" + where + ")");
+        }
+    }
+
     static class Pair implements AutoCloseable {
         final SocketChannel channel;
         final SocketChannel peer;
