@@ -584,7 +584,6 @@ public class CarrierPolling {
         for (int round = 0; round < rounds; round++) {
             var counted = new AtomicInteger();
             var countedAtResume = new AtomicInteger(-1);
-            var readResult = new AtomicInteger(-2);
             var unparked = new AtomicIntegerArray(queued);
             Thread[] partners = new Thread[queued];
             if (unparkPartners) {
@@ -601,15 +600,7 @@ public class CarrierPolling {
                 }
             }
             try (var pair = new Pair()) {
-                Thread reader = Thread.ofVirtual().start(() -> {
-                    try {
-                        int n = pair.channel.read(ByteBuffer.allocate(1));
-                        countedAtResume.set(counted.get());
-                        readResult.set(n);
-                    } catch (IOException e) {
-                        throw new RuntimeException(e);
-                    }
-                });
+                Thread reader = pair.startReader(() -> countedAtResume.set(counted.get()));
                 awaitParked(reader, "the reader to park in its read (" + name + ")");
                 var spinner = new CarrierHolder(name);
                 List<Thread> counters = new ArrayList<>();
@@ -636,10 +627,10 @@ public class CarrierPolling {
                         join(partners[i], "a partner to end (" + name + ")");
                     }
                 }
-            }
-            if (readResult.get() != 1) {
-                throw new RuntimeException(name + ", round " + round + ": the reader's"
-                        + " read returned " + readResult.get() + ", not the 1 byte written");
+                if (!Integer.valueOf(1).equals(pair.readValue.get())) {
+                    throw new RuntimeException(name + ", round " + round + ": the reader"
+                            + " read " + pair.readValue.get() + ", not the byte 1 written");
+                }
             }
             if (countedAtResume.get() != queued) {
                 throw new RuntimeException(name + ", round " + round + " of " + rounds
@@ -716,7 +707,6 @@ public class CarrierPolling {
         var ran = new AtomicInteger();              // tasks run by the test's threads
         var ranAtLastCounter = new AtomicInteger(-1);
         var ranAtResume = new AtomicInteger(-1);
-        var readResult = new AtomicInteger(-2);
         var stop = new AtomicBoolean();
         var turnOf = new AtomicInteger(-1);
         Thread[] players = new Thread[2];
@@ -747,18 +737,11 @@ public class CarrierPolling {
         long watchdogBefore;
         var fillersRan = new AtomicInteger();
         try (var pair = new Pair()) {
-            Thread reader = Thread.ofVirtual().start(() -> {
-                try {
-                    int n = pair.channel.read(ByteBuffer.allocate(1));
-                    ranAtResume.set(ran.get());
-                    readResult.set(n);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                } finally {
-                    stop.set(true);
-                    for (Thread t : players) {
-                        LockSupport.unpark(t);
-                    }
+            Thread reader = pair.startReader(() -> {
+                ranAtResume.set(ran.get());
+                stop.set(true);
+                for (Thread t : players) {
+                    LockSupport.unpark(t);
                 }
             });
             awaitParked(reader, "the reader to park in its read (" + where + ")");
@@ -825,10 +808,10 @@ public class CarrierPolling {
             for (Thread t : fillers) {
                 join(t, "a filler to end (" + where + ")");
             }
-        }
-        if (readResult.get() != 1) {
-            throw new RuntimeException(where + ": the reader's read returned "
-                    + readResult.get() + ", not the 1 byte written");
+            if (!Integer.valueOf(1).equals(pair.readValue.get())) {
+                throw new RuntimeException(where + ": the reader read "
+                        + pair.readValue.get() + ", not the byte 1 written");
+            }
         }
         if (watchdogPolls() != watchdogBefore) {
             return 0;                // the watchdog queued the reader as a submission
@@ -1393,10 +1376,17 @@ public class CarrierPolling {
         }
 
         Thread startReader() {
+            return startReader(() -> { });
+        }
+
+        /** Starts a reader of one byte that runs atResume as soon as its read returns. */
+        Thread startReader(Runnable atResume) {
             return Thread.ofVirtual().start(() -> {
                 try {
                     ByteBuffer bb = ByteBuffer.allocate(1);
-                    if (channel.read(bb) == 1) {
+                    int n = channel.read(bb);
+                    atResume.run();
+                    if (n == 1) {
                         readValue.set((int) bb.get(0));
                     }
                 } catch (IOException e) {
