@@ -456,15 +456,10 @@ public class CarrierPolling {
      */
     static void fanOutBacklog(String name, int fanOut, int total, int maxBacklog,
                               int wakesAfterWatchdog) throws Exception {
-        if (PARALLELISM != 1) {
-            System.out.println(name + ": skipped, needs parallelism 1");
+        if (!onlyCarrier(name)) {
             return;
         }
         final int minCountedWakes = 5;  // fewer measure nothing
-        if (carriers() != 1) {
-            throw new RuntimeException(name + ": needs the pool's only carrier, found "
-                    + carriers() + " carriers (a spare from a compensated block?)");
-        }
         final long spinNanos = TimeUnit.MICROSECONDS.toNanos(100);
         var started = new AtomicInteger();
         var ended = new AtomicInteger();
@@ -572,13 +567,8 @@ public class CarrierPolling {
 
     private static void turnBehindQueuedTasks(String name, boolean unparkPartners)
             throws Exception {
-        if (PARALLELISM != 1) {
-            System.out.println(name + ": skipped, needs parallelism 1");
+        if (!onlyCarrier(name)) {
             return;
-        }
-        if (carriers() != 1) {
-            throw new RuntimeException(name + ": needs the pool's only carrier, found "
-                    + carriers() + " carriers (a spare from a compensated block?)");
         }
         final int rounds = 20, queued = 500;
         for (int round = 0; round < rounds; round++) {
@@ -667,13 +657,8 @@ public class CarrierPolling {
      */
     static void turnAfterHandOff() throws Exception {
         final String name = "turn after a hand-off";
-        if (PARALLELISM != 1) {
-            System.out.println(name + ": skipped, needs parallelism 1");
+        if (!onlyCarrier(name)) {
             return;
-        }
-        if (carriers() != 1) {
-            throw new RuntimeException(name + ": needs the pool's only carrier, found "
-                    + carriers() + " carriers (a spare from a compensated block?)");
         }
         final int firstQueued = 400, values = 16, rounds = 3, fillersQueued = 4;
         final int maxLateness = 2 * 16;             // 2 x CARRIER_POLL_STAY
@@ -1400,6 +1385,22 @@ public class CarrierPolling {
             channel.close();
             peer.close();
         }
+    }
+
+    /**
+     * Returns false (the case is skipped) unless the pool has parallelism 1;
+     * throws if it has more than its one carrier.
+     */
+    static boolean onlyCarrier(String name) {
+        if (PARALLELISM != 1) {
+            System.out.println(name + ": skipped, needs parallelism 1");
+            return false;
+        }
+        if (carriers() != 1) {
+            throw new RuntimeException(name + ": needs the pool's only carrier, found "
+                    + carriers() + " carriers (a spare from a compensated block?)");
+        }
+        return true;
     }
 
     static void awaitParked(Thread t, String what) throws InterruptedException {
