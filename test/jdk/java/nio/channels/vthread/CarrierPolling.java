@@ -48,6 +48,28 @@
  */
 
 /*
+ * @test id=mode4-spin-p1
+ * @summary The same with an idle carrier that polls without blocking before it
+ *     blocks (jdk.pollerSpinMicros): a wakeup then changes the poller's state
+ *     only. With the longest spin, 1 ms, most wakeups of the submit race come
+ *     while the carrier spins
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000
+ *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
+ */
+
+/*
+ * @test id=mode4-spin-p2
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=50
+ *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPolling
+ */
+
+/*
  * @test id=mode4-oneshot-p1
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
@@ -86,6 +108,7 @@ public class CarrierPolling {
     private static final long WATCHDOG_SECONDS = 60;
     private static final int SUBMIT_ITERATIONS = Integer.getInteger("iterations", 20_000);
     private static final int SLEEP_ITERATIONS = 500;
+    private static final int SPIN_MICROS = Integer.getInteger("jdk.pollerSpinMicros", 0);
     private static final int PARALLELISM =
             Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
     // -DCarrierPolling.cases=name,...: run only these cases (to show which case
@@ -142,6 +165,10 @@ public class CarrierPolling {
         if (blockingPolls == 0) {
             throw new RuntimeException("no carrier ever blocked in the read poller: "
                     + "the test did not exercise carrier polling: " + counters);
+        }
+        if (SPIN_MICROS > 0 && counter(counters, "spins of up to " + SPIN_MICROS + " us") == 0) {
+            throw new RuntimeException("no idle carrier ever spun before it blocked: "
+                    + "the test did not exercise the spin: " + counters);
         }
     }
 

@@ -23,7 +23,8 @@
  *     pollers: every combination, checked through the pollers themselves and the
  *     first line of jcmd Thread.vthread_pollers; a bad value is one error naming
  *     the property, where the pollers start, and platform-thread I/O is unaffected;
- *     only edge-triggered read pollers keep and print counters
+ *     only edge-triggered read pollers keep and print counters; the same for
+ *     jdk.pollerSpinMicros (mode 4)
  * @requires os.family == "linux"
  * @library /test/lib
  * @modules java.base/sun.nio.ch:+open
@@ -252,6 +253,36 @@ class EdgeTriggeredProperty {
                     + "', the accepted values are 'true' and 'false'");
             out.shouldContain("platform I/O after: ok");
         }
+    }
+
+    /**
+     * jdk.pollerSpinMicros, how long an idle carrier polls without blocking before it
+     * blocks (mode 4): an accepted value shows in jcmd.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "0", "50", "1000" })
+    void testSpinValue(String value) throws Exception {
+        OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value));
+        out.shouldHaveExitValue(0);
+        out.shouldMatch("jcmd-line: .*idle carriers \\[.*spins of up to " + value + " us = \\d+");
+    }
+
+    /**
+     * A bad jdk.pollerSpinMicros fails the first virtual-thread read, as a bad
+     * jdk.pollerEdgeTriggered does, with an error that names the property and the
+     * accepted values; platform-thread I/O, before and after, is unaffected.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "-1", "1001", "50us", "+5", "0x10", "" })
+    void testSpinBadValue(String value) throws Exception {
+        OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value),
+                "platform-io");
+        out.shouldHaveExitValue(0);
+        out.shouldContain("platform I/O before: ok");
+        out.shouldMatch("virtual-thread read: .*jdk\\.pollerSpinMicros is set to '"
+                + java.util.regex.Pattern.quote(value)
+                + "', the accepted values are 0 to 1000 \\(microseconds\\)");
+        out.shouldContain("platform I/O after: ok");
     }
 
     /**

@@ -37,6 +37,10 @@ package jdk.internal.misc;
  * <ol>
  * <li> An idle carrier takes the poller ({@link #tryBlock()}, a full fence) before
  *      it leaves the pool's idle stack, and then blocks ({@link #poll(boolean)}).
+ *      It may first poll without blocking for a while (spin): a wakeup then only
+ *      changes the poller's state, which the carrier reads between polls and
+ *      compares-and-sets when it ends the spin, so that it does not block once
+ *      woken.
  * <li> A thread that queues a task and finds no idle carrier on the stack to release,
  *      and no room to start one ({@code ForkJoinPool.signalWork}), calls
  *      {@link #wakeup()}, which wakes the blocked poll, at most once per block.

@@ -75,6 +75,15 @@
  */
 
 /*
+ * @test id=mode4-spin-p1
+ * @summary Torture: close/interrupt/timeout storms, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks, parallelism 1
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=1 CloseInterruptTimeoutStorm
+ */
+
+/*
  * @test id=et-readPollers1
  * @summary Torture: close/interrupt/timeout storms, edge-triggered, a single read poller
  * @requires os.family == "linux"

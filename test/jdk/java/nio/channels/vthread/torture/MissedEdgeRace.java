@@ -108,6 +108,15 @@
  */
 
 /*
+ * @test id=mode4-spin-p1
+ * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks, parallelism 1
+ * @requires os.family == "linux" & vm.continuations
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
+ *          jdk.management
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=1 MissedEdgeRace
+ */
+
+/*
  * @test id=mode4-p2
  * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, parallelism 2
  * @requires os.family == "linux" & vm.continuations
