@@ -257,32 +257,42 @@ class EdgeTriggeredProperty {
 
     /**
      * jdk.pollerSpinMicros, how long an idle carrier polls without blocking before it
-     * blocks (mode 4): an accepted value shows in jcmd.
+     * blocks (mode 4): an accepted value above 0 shows in jcmd with its counters; 0,
+     * like the property unset, shows no spin.
      */
     @ParameterizedTest
     @ValueSource(strings = { "0", "50", "1000" })
     void testSpinValue(String value) throws Exception {
         OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value));
         out.shouldHaveExitValue(0);
-        out.shouldMatch("jcmd-line: .*idle carriers \\[.*spins of up to " + value + " us = \\d+");
+        out.shouldMatch("jcmd-line: .*idle carriers \\[state = ");
+        if (value.equals("0")) {
+            out.shouldNotContain("spins");
+        } else {
+            out.shouldMatch("jcmd-line: .*idle carriers \\[.*, spins of up to " + value
+                    + " us = \\d+, spins ended by events = \\d+, spins ended by wakeups = \\d+,");
+        }
     }
 
     /**
-     * A bad jdk.pollerSpinMicros fails the first virtual-thread read, as a bad
-     * jdk.pollerEdgeTriggered does, with an error that names the property and the
-     * accepted values; platform-thread I/O, before and after, is unaffected.
+     * A bad jdk.pollerSpinMicros fails the first virtual-thread read in every mode, as
+     * a bad jdk.pollerEdgeTriggered does, with an error that names the property and
+     * the accepted values; platform-thread I/O, before and after, is unaffected.
      */
     @ParameterizedTest
     @ValueSource(strings = { "-1", "1001", "50us", "+5", "0x10", "" })
     void testSpinBadValue(String value) throws Exception {
-        OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value),
-                "platform-io");
-        out.shouldHaveExitValue(0);
-        out.shouldContain("platform I/O before: ok");
-        out.shouldMatch("virtual-thread read: .*jdk\\.pollerSpinMicros is set to '"
-                + java.util.regex.Pattern.quote(value)
-                + "', the accepted values are 0 to 1000 \\(microseconds\\)");
-        out.shouldContain("platform I/O after: ok");
+        for (String mode : new String[] { null, "1", "4" }) {
+            List<String> options = options(mode, null);
+            options.add("-Djdk.pollerSpinMicros=" + value);
+            OutputAnalyzer out = run(options, "platform-io");
+            out.shouldHaveExitValue(0);
+            out.shouldContain("platform I/O before: ok");
+            out.shouldMatch("virtual-thread read: .*jdk\\.pollerSpinMicros is set to '"
+                    + java.util.regex.Pattern.quote(value)
+                    + "', the accepted values are 0 to 1000 \\(microseconds\\)");
+            out.shouldContain("platform I/O after: ok");
+        }
     }
 
     /**
