@@ -85,43 +85,30 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.*;
 
+import etjdk.poller.PollerFixture;
+
 import static etjdk.poller.PollerTestSupport.*;
 
 class EdgeTriggeredSocketOps {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-    private static ServerSocket listener;
-    private static int baseline;
+    @RegisterExtension
+    static final PollerFixture<ServerSocket> FIXTURE = PollerFixture.of(
+            () -> new ServerSocket(0, 1024, LOOPBACK),
+            l -> {
+                try (var pair = SocketPair.open(l)) {
+                    readCycle(pair, 1);
+                }
+            });
 
-    @BeforeAll
-    static void setup() throws Exception {
-        listener = new ServerSocket(0, 1024, LOOPBACK);
-        try (var pair = SocketPair.open(listener)) {
-            readCycle(pair, 1);
-        }
-        baseline = registeredCount();
-        log("edge-triggered requested: %s, pollerMode: '%s', read pollers: %d, edge-triggered: %s, baseline: %d",
-                ET_REQUESTED, POLLER_MODE, readPollers().size(), edgeTriggered(), baseline);
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        listener.close();
-        dumpPollers();
-    }
-
-    @AfterEach
-    void checkConsistent(TestInfo info) {
-        assertConsistent("after " + info.getDisplayName(), baseline);
+    private static ServerSocket listener() {
+        return FIXTURE.listener();
     }
 
     /** A virtual thread reads one byte from the server socket, parking until it arrives. */
@@ -158,7 +145,7 @@ class EdgeTriggeredSocketOps {
      */
     @Test
     void testEdgeBeforePoll() throws Exception {
-        try (var pair = SocketPair.open(listener)) {
+        try (var pair = SocketPair.open(listener())) {
             int fd = fdVal(pair.server());
             readCycle(pair, 1);
             boolean et = edgeTriggered();
@@ -187,7 +174,7 @@ class EdgeTriggeredSocketOps {
     @ParameterizedTest
     @EnumSource(Eof.class)
     void testDataThenFinWhileNobodyWaits(Eof eof) throws Exception {
-        try (var pair = SocketPair.open(listener)) {
+        try (var pair = SocketPair.open(listener())) {
             int fd = fdVal(pair.server());
             readCycle(pair, 1);
             OutputStream out = pair.client().getOutputStream();
@@ -216,7 +203,7 @@ class EdgeTriggeredSocketOps {
     @ParameterizedTest
     @ValueSource(booleans = { false, true })
     void testResetWhileNobodyWaits(boolean withData) throws Exception {
-        try (var pair = SocketPair.open(listener)) {
+        try (var pair = SocketPair.open(listener())) {
             int fd = fdVal(pair.server());
             readCycle(pair, 1);
             Socket peer = pair.client();
@@ -261,7 +248,7 @@ class EdgeTriggeredSocketOps {
     void testTimedReadRacingEdge() throws Exception {
         int iterations = iterations(400);
         int data = 0, timeouts = 0;
-        try (var pair = SocketPair.open(listener)) {
+        try (var pair = SocketPair.open(listener())) {
             Socket s = pair.server();
             int fd = fdVal(s);
             InputStream in = s.getInputStream();
@@ -322,7 +309,7 @@ class EdgeTriggeredSocketOps {
         int iterations = iterations(400);
         Map<String, Integer> outcomes = new TreeMap<>();
         for (int i = 0; i < iterations; i++) {
-            var pair = SocketPair.open(listener);
+            var pair = SocketPair.open(listener());
             Socket s = pair.server();
             int fd = fdVal(s);
             int dupfd = (i % 2 == 1) ? dup(fd) : -1;
@@ -402,7 +389,7 @@ class EdgeTriggeredSocketOps {
     @ValueSource(booleans = { false, true })
     void testCloseAndReuse(boolean polled) throws Exception {
         boolean et = edgeTriggered();
-        var pair = SocketPair.open(listener);
+        var pair = SocketPair.open(listener());
         Socket s = pair.server();
         int fd = fdVal(s);
         readCycle(pair, 1);
@@ -448,8 +435,8 @@ class EdgeTriggeredSocketOps {
     }
 
     static Socket acceptFor(Socket client) throws IOException {
-        client.connect(listener.getLocalSocketAddress());
-        return listener.accept();
+        client.connect(listener().getLocalSocketAddress());
+        return listener().accept();
     }
 
     /**
@@ -459,7 +446,7 @@ class EdgeTriggeredSocketOps {
     @Test
     void testSocketClosedByCleaner() throws Exception {
         try (Socket client = new Socket()) {
-            client.connect(listener.getLocalSocketAddress());
+            client.connect(listener().getLocalSocketAddress());
             long[] fdAndInode = registeredServerSocket(client);
             int fd = (int) fdAndInode[0];
             long ino = fdAndInode[1];
@@ -476,7 +463,7 @@ class EdgeTriggeredSocketOps {
      * forgets it. Returns its fd and inode.
      */
     private static long[] registeredServerSocket(Socket client) throws Exception {
-        Socket s = listener.accept();
+        Socket s = listener().accept();
         int fd = fdVal(s);
         long ino = inode(fd);
         InputStream in = s.getInputStream();

@@ -83,44 +83,31 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.*;
 
+import etjdk.poller.PollerFixture;
+
 import static etjdk.poller.PollerTestSupport.*;
 
 class EdgeTriggeredBursts {
-    private static ServerSocketChannel listener;
-    private static int baseline;
+    @RegisterExtension
+    static final PollerFixture<ServerSocketChannel> FIXTURE = PollerFixture.of(
+            () -> openListener(),
+            l -> {
+                try (var pair = ChannelPair.open(l)) {
+                    var reader = startVirtual("reader", () -> pair.server().read(ByteBuffer.allocate(1)));
+                    awaitParked(reader.thread(), fdVal(pair.server()), "warm-up reader to park");
+                    pair.client().write(ByteBuffer.wrap(new byte[1]));
+                    reader.join("warm-up read");
+                }
+            });
 
-    @BeforeAll
-    static void setup() throws Exception {
-        listener = openListener();
-        try (var pair = ChannelPair.open(listener)) {
-            var reader = startVirtual("reader", () -> pair.server().read(ByteBuffer.allocate(1)));
-            awaitParked(reader.thread(), fdVal(pair.server()), "warm-up reader to park");
-            pair.client().write(ByteBuffer.wrap(new byte[1]));
-            reader.join("warm-up read");
-        }
-        baseline = registeredCount();
-        log("edge-triggered requested: %s, pollerMode: '%s', read pollers: %d, edge-triggered: %s, baseline: %d",
-                ET_REQUESTED, POLLER_MODE, readPollers().size(), edgeTriggered(), baseline);
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        listener.close();
-        dumpPollers();
-    }
-
-    @AfterEach
-    void checkConsistent(TestInfo info) {
-        assertConsistent("after " + info.getDisplayName(), baseline);
+    private static ServerSocketChannel listener() {
+        return FIXTURE.listener();
     }
 
     /**
@@ -313,7 +300,7 @@ class EdgeTriggeredBursts {
         List<ChannelPair> pairs = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++)
-                pairs.add(ChannelPair.open(listener));
+                pairs.add(ChannelPair.open(listener()));
             Counters before = counters();
             for (int round = 0; round < 3; round++) {
                 int early = (round == 2) ? n / 2 : 0;

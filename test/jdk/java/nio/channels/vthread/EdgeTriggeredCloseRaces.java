@@ -93,41 +93,28 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import static org.junit.jupiter.api.Assertions.*;
 
+import etjdk.poller.PollerFixture;
+
 import static etjdk.poller.PollerTestSupport.*;
 
 class EdgeTriggeredCloseRaces {
-    private static ServerSocketChannel listener;
-    private static int baseline;
+    @RegisterExtension
+    static final PollerFixture<ServerSocketChannel> FIXTURE = PollerFixture.of(
+            () -> openListener(),
+            l -> {
+                try (var pair = ChannelPair.open(l)) {
+                    readCycle(pair, (byte) 1);
+                }
+            });
 
-    @BeforeAll
-    static void setup() throws Exception {
-        listener = openListener();
-        try (var pair = ChannelPair.open(listener)) {
-            readCycle(pair, (byte) 1);
-        }
-        baseline = registeredCount();
-        log("edge-triggered requested: %s, pollerMode: '%s', read pollers: %d, edge-triggered: %s, baseline: %d",
-                ET_REQUESTED, POLLER_MODE, readPollers().size(), edgeTriggered(), baseline);
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        listener.close();
-        dumpPollers();
-    }
-
-    @AfterEach
-    void checkConsistent(TestInfo info) {
-        assertConsistent("after " + info.getDisplayName(), baseline);
+    private static ServerSocketChannel listener() {
+        return FIXTURE.listener();
     }
 
     /** Blocking read of one byte in a virtual thread that parks until it is written. */
@@ -199,7 +186,7 @@ class EdgeTriggeredCloseRaces {
         Set<Integer> closedFds = new HashSet<>();
         int reusedFds = 0;
         for (int i = 0; i < iterations; i++) {
-            var pair = ChannelPair.open(listener);
+            var pair = ChannelPair.open(listener());
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             if (closedFds.contains(fd)) reusedFds++;
@@ -319,7 +306,7 @@ class EdgeTriggeredCloseRaces {
         int iterations = iterations(400);
         int data = 0, interrupted = 0;
         for (int i = 0; i < iterations; i++) {
-            try (var pair = ChannelPair.open(listener)) {
+            try (var pair = ChannelPair.open(listener())) {
                 SocketChannel sc = pair.server();
                 int fd = fdVal(sc);
                 if (i % 2 == 1)
@@ -372,7 +359,7 @@ class EdgeTriggeredCloseRaces {
     void testTimeoutRacingEdge() throws Exception {
         int iterations = iterations(400);
         int data = 0, timeouts = 0;
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             InputStream in = sc.socket().getInputStream();
@@ -440,7 +427,7 @@ class EdgeTriggeredCloseRaces {
             List<ChannelPair> old = new ArrayList<>();
             Set<Integer> oldFds = new HashSet<>();
             for (int i = 0; i < connections; i++) {
-                var pair = ChannelPair.open(listener);
+                var pair = ChannelPair.open(listener());
                 old.add(pair);
                 oldFds.add(fdVal(pair.server()));
                 oldFds.add(fdVal(pair.client()));
@@ -464,7 +451,7 @@ class EdgeTriggeredCloseRaces {
                 go.await();
                 for (var pair : old) {
                     pair.close();
-                    var p = ChannelPair.open(listener);
+                    var p = ChannelPair.open(listener());
                     fresh.add(p);
                     SocketChannel sc = p.server();
                     readers.add(startVirtual("reader", () -> readByte(sc)));

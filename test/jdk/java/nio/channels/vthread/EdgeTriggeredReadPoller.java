@@ -86,44 +86,31 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.*;
 
+import etjdk.poller.PollerFixture;
+
 import static etjdk.poller.PollerTestSupport.*;
 
 class EdgeTriggeredReadPoller {
-    private static ServerSocketChannel listener;
-    private static int baseline;
+    @RegisterExtension
+    static final PollerFixture<ServerSocketChannel> FIXTURE = PollerFixture.of(
+            () -> openListener(),
+            l -> {
+                // start the pollers and load the classes used
+                try (var pair = ChannelPair.open(l)) {
+                    blockingReadCycle(pair);
+                }
+            });
 
-    @BeforeAll
-    static void setup() throws Exception {
-        listener = openListener();
-        // start the pollers and load the classes used
-        try (var pair = ChannelPair.open(listener)) {
-            blockingReadCycle(pair);
-        }
-        baseline = registeredCount();
-        log("edge-triggered requested: %s, pollerMode: '%s', read pollers: %d, edge-triggered: %s, baseline: %d",
-                ET_REQUESTED, POLLER_MODE, readPollers().size(), edgeTriggered(), baseline);
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        listener.close();
-        dumpPollers();
-    }
-
-    @AfterEach
-    void checkConsistent(TestInfo info) {
-        assertConsistent("after " + info.getDisplayName(), baseline);
+    private static ServerSocketChannel listener() {
+        return FIXTURE.listener();
     }
 
     /**
@@ -169,7 +156,7 @@ class EdgeTriggeredReadPoller {
     @Test
     void testConfiguration() throws Exception {
         // a blocking read in a virtual thread starts a per-carrier poller in mode 3
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             blockingReadCycle(pair);
         }
         boolean expected = ET_REQUESTED && !POLLER_MODE.equals("3");
@@ -195,7 +182,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testEdgeBeforePoll() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             blockingReadCycle(pair);
@@ -231,7 +218,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testRegistrationAfterPreClose() throws Throwable {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             blockingReadCycle(pair);   // registered
@@ -267,7 +254,7 @@ class EdgeTriggeredReadPoller {
     @ValueSource(booleans = { false, true })
     void testPreCloseWhileRegistering(boolean staleEvent) throws Throwable {
         Assumptions.assumeTrue(edgeTriggered(), "edge-triggered read pollers only");
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             assertEquals(State.ABSENT, state(fd));
@@ -308,7 +295,7 @@ class EdgeTriggeredReadPoller {
     @Test
     void testEdgeRacingPollStart() throws Exception {
         int iterations = iterations(300) * 100;
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             Counters before = counters(fd);
@@ -357,7 +344,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testReadableWhenAdded() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             Counters before = counters(fd);
@@ -380,7 +367,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testDataBeforeFirstRead() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             Counters before = counters(fd);
@@ -409,7 +396,7 @@ class EdgeTriggeredReadPoller {
         int parked = 0;
         Counters before = counters();
         for (int i = 0; i < iterations; i++) {
-            try (var pair = ChannelPair.open(listener)) {
+            try (var pair = ChannelPair.open(listener())) {
                 SocketChannel sc = pair.server();
                 var go = new CountDownLatch(1);
                 int spins = i % 50;
@@ -439,7 +426,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testPolledConsumedByRead() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             blockingReadCycle(pair);
@@ -474,7 +461,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testPolledConsumedByPoll() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             blockingReadCycle(pair);
@@ -508,7 +495,7 @@ class EdgeTriggeredReadPoller {
     @EnumSource(Before.class)
     void testCloseAndReuse(Before before) throws Exception {
         boolean et = edgeTriggered();
-        var pair = ChannelPair.open(listener);
+        var pair = ChannelPair.open(listener());
         SocketChannel sc = pair.server();
         int fd = fdVal(sc);
         VTask<Integer> reader = null;
@@ -541,7 +528,7 @@ class EdgeTriggeredReadPoller {
         }
 
         // reuse the fd number
-        try (var reused = reuse(fd); var pair2 = ChannelPair.connect(reused, listener)) {
+        try (var reused = reuse(fd); var pair2 = ChannelPair.connect(reused, listener())) {
             Counters c1 = counters(fd);
             var reader2 = startVirtual("reader2", () -> {
                 ByteBuffer bb = ByteBuffer.allocate(1);
@@ -604,7 +591,7 @@ class EdgeTriggeredReadPoller {
     @EnumSource(ClosePath.class)
     void testCloseWithDuplicatedFile(ClosePath path) throws Throwable {
         boolean et = edgeTriggered();
-        var pair = ChannelPair.open(listener);
+        var pair = ChannelPair.open(listener());
         SocketChannel sc = pair.server();
         int fd = fdVal(sc);
         long ino = inode(fd);
@@ -630,7 +617,7 @@ class EdgeTriggeredReadPoller {
                 assertNull(kernelRegistrationProblem(fd));
             }
 
-            try (var reused = reuse(fd); var pair2 = ChannelPair.connect(reused, listener)) {
+            try (var reused = reuse(fd); var pair2 = ChannelPair.connect(reused, listener())) {
                 var reader2 = startVirtual("reader2", () -> readByteNow(reused));
                 awaitParked(reader2.thread(), fd, "reader of the reused fd to park");
                 // data for the old file, still open through the duplicate
@@ -658,7 +645,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testSwitchBetweenBlockingAndSelector() throws Exception {
-        try (var pair = ChannelPair.open(listener)) {
+        try (var pair = ChannelPair.open(listener())) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);
             boolean et = edgeTriggered();
@@ -725,7 +712,7 @@ class EdgeTriggeredReadPoller {
      */
     @Test
     void testCloseWhileRegisteredWithSelector() throws Exception {
-        var pair = ChannelPair.open(listener);
+        var pair = ChannelPair.open(listener());
         try (pair; Selector sel = Selector.open()) {
             SocketChannel sc = pair.server();
             int fd = fdVal(sc);

@@ -1,0 +1,130 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ *
+ * This code is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License
+ * version 2 for more details (a copy is included in the LICENSE file that
+ * accompanied this code).
+ *
+ * You should have received a copy of the GNU General Public License version
+ * 2 along with this work; if not, write to the Free Software Foundation,
+ * Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1301 USA.
+ */
+
+/*
+ * @test
+ * @summary Carrier polling's wake protocol, white box: a wakeup reaches a carrier
+ *     that has taken the poller to block, whether it blocks, spins first, or is
+ *     moving between the two; the waker is started the moment the carrier's state
+ *     shows it took the poller, then after a random delay that covers the spin
+ * @requires os.family == "linux"
+ * @modules java.base/sun.nio.ch:+open
+ * @run main/othervm/timeout=600 CarrierPollerWakeRace
+ */
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+public class CarrierPollerWakeRace {
+    private static final int ITERATIONS = Integer.getInteger("iterations", 300_000);
+    // a wait that ends here is a lost wakeup: the message says which
+    private static final long WATCHDOG_SECONDS = 30;
+    // IdleCarrierPoller's states
+    private static final int BLOCKING = 1, SPINNING = 4;
+
+    public static void main(String[] args) throws Throwable {
+        Class<?> modeClass = Class.forName("sun.nio.ch.Poller$Mode");
+        Class<?> epollClass = Class.forName("sun.nio.ch.EPollPoller");
+        Class<?> idleClass = Class.forName("sun.nio.ch.Poller$IdleCarrierPoller");
+        Class<?> pollerClass = Class.forName("sun.nio.ch.Poller");
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Object mode = Enum.valueOf((Class) modeClass, "CARRIER_POLLING");
+        Object poller = MethodHandles.privateLookupIn(epollClass, MethodHandles.lookup())
+                .findConstructor(epollClass, MethodType.methodType(void.class, modeClass,
+                        boolean.class, boolean.class))
+                .invoke(mode, false, true);
+        MethodHandles.Lookup il = MethodHandles.privateLookupIn(idleClass, MethodHandles.lookup());
+        // a 1 us spin: a wait often starts or ends it while the waker acts
+        Object idle = il.findConstructor(idleClass,
+                        MethodType.methodType(void.class, pollerClass, long.class))
+                .invoke(poller, 1_000L);
+        MethodHandle tryBlock = il.findVirtual(idleClass, "tryBlock",
+                MethodType.methodType(boolean.class));
+        MethodHandle poll = il.findVirtual(idleClass, "poll",
+                MethodType.methodType(int.class, boolean.class));
+        MethodHandle wakeup = il.findVirtual(idleClass, "wakeup",
+                MethodType.methodType(void.class));
+        VarHandle state = il.findVarHandle(idleClass, "state", int.class);
+        MethodHandle wakeupPoller = MethodHandles.privateLookupIn(pollerClass, MethodHandles.lookup())
+                .findVirtual(pollerClass, "wakeupPoller", MethodType.methodType(void.class));
+
+        AtomicLong taken = new AtomicLong();    // blocks started by the carrier
+        AtomicLong returned = new AtomicLong(); // blocks returned from
+        Thread carrier = Thread.ofPlatform().name("carrier").start(() -> {
+            try {
+                for (int i = 0; i < ITERATIONS; i++) {
+                    if (!(boolean) tryBlock.invoke(idle)) {
+                        throw new RuntimeException("iteration " + i + ": poller not free");
+                    }
+                    taken.incrementAndGet();
+                    poll.invoke(idle, true);
+                    returned.incrementAndGet();
+                }
+            } catch (Throwable e) {
+                e.printStackTrace();
+            }
+        });
+
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < ITERATIONS; i++) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+            while (taken.get() == i) {
+                check(deadline, i, "the carrier to take the poller", idle);
+            }
+            // half the iterations wake at once (BLOCKING, or becoming SPINNING);
+            // the others after a delay that covers the spin and its end
+            if ((i & 1) != 0) {
+                for (int n = random.nextInt(2_000); n > 0; n--) {
+                    Thread.onSpinWait();
+                }
+            }
+            int s = (int) state.getVolatile(idle);
+            if (s != BLOCKING && s != SPINNING && returned.get() == i) {
+                throw new RuntimeException("iteration " + i + ": state " + s + " while the"
+                        + " carrier holds the poller to block; " + idle);
+            }
+            wakeup.invoke(idle);
+            while (returned.get() == i) {
+                if (System.nanoTime() - deadline > 0) {
+                    String msg = "iteration " + i + " of " + ITERATIONS + ": the carrier did"
+                            + " not return from its blocking poll in " + WATCHDOG_SECONDS
+                            + " s after wakeup() (a lost wakeup); " + idle;
+                    wakeupPoller.invoke(poller);    // let it end
+                    throw new RuntimeException(msg);
+                }
+                Thread.onSpinWait();
+            }
+        }
+        carrier.join();
+        System.out.println(ITERATIONS + " iterations: " + idle);
+    }
+
+    private static void check(long deadline, int i, String what, Object idle) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new RuntimeException("iteration " + i + ": waited " + WATCHDOG_SECONDS
+                    + " s for " + what + "; " + idle);
+        }
+        Thread.onSpinWait();
+    }
+}
