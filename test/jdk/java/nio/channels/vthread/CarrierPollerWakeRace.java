@@ -21,8 +21,8 @@
  * @test
  * @summary Carrier polling's wake protocol, white box: a wakeup reaches a carrier
  *     that has taken the poller to block, whether it blocks, spins first, or is
- *     moving between the two; the waker is started the moment the carrier's state
- *     shows it took the poller, then after a random delay that covers the spin
+ *     moving between the two; the waker acts as soon as the carrier has counted
+ *     the poller taken, or after a random delay that covers the spin
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
  * @run main/othervm/timeout=600 CarrierPollerWakeRace
@@ -35,6 +35,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 public class CarrierPollerWakeRace {
     private static final int ITERATIONS = Integer.getInteger("iterations", 300_000);
@@ -71,7 +73,8 @@ public class CarrierPollerWakeRace {
 
         AtomicLong taken = new AtomicLong();    // blocks started by the carrier
         AtomicLong returned = new AtomicLong(); // blocks returned from
-        Thread carrier = Thread.ofPlatform().name("carrier").start(() -> {
+        AtomicReference<Throwable> carrierFailure = new AtomicReference<>();
+        Thread carrier = Thread.ofPlatform().name("carrier").daemon().start(() -> {
             try {
                 for (int i = 0; i < ITERATIONS; i++) {
                     if (!(boolean) tryBlock.invoke(idle)) {
@@ -82,15 +85,18 @@ public class CarrierPollerWakeRace {
                     returned.incrementAndGet();
                 }
             } catch (Throwable e) {
-                e.printStackTrace();
+                carrierFailure.set(e);
             }
         });
 
         ThreadLocalRandom random = ThreadLocalRandom.current();
+        // a blocking poll may return without a wakeup (EINTR); the next block then
+        // takes this wakeup, and the carrier is found woken before the next one
+        int foundWoken = 0;
         for (int i = 0; i < ITERATIONS; i++) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (taken.get() == i) {
-                check(deadline, i, "the carrier to take the poller", idle);
+                check(deadline, i, "the carrier to take the poller", idle, carrierFailure);
             }
             // half the iterations wake at once (BLOCKING, or becoming SPINNING);
             // the others after a delay that covers the spin and its end
@@ -101,8 +107,7 @@ public class CarrierPollerWakeRace {
             }
             int s = (int) state.getVolatile(idle);
             if (s != BLOCKING && s != SPINNING && returned.get() == i) {
-                throw new RuntimeException("iteration " + i + ": state " + s + " while the"
-                        + " carrier holds the poller to block; " + idle);
+                foundWoken++;
             }
             wakeup.invoke(idle);
             while (returned.get() == i) {
@@ -111,19 +116,38 @@ public class CarrierPollerWakeRace {
                             + " not return from its blocking poll in " + WATCHDOG_SECONDS
                             + " s after wakeup() (a lost wakeup); " + idle;
                     wakeupPoller.invoke(poller);    // let it end
-                    throw new RuntimeException(msg);
+                    throw new RuntimeException(msg, carrierFailure.get());
                 }
                 Thread.onSpinWait();
             }
         }
         carrier.join();
-        System.out.println(ITERATIONS + " iterations: " + idle);
+        System.out.println(ITERATIONS + " iterations, " + foundWoken
+                + " found woken before their wakeup: " + idle);
+        if (foundWoken > ITERATIONS / 1000) {
+            throw new RuntimeException(foundWoken + " of " + ITERATIONS + " blocking polls"
+                    + " were found woken before their wakeup (a poll that returns without"
+                    + " one?); " + idle);
+        }
+        // the race was run: spins started, and wakeups came during spins and blocks
+        for (String counter : new String[] { "spinCount", "spinsEndedByWakeups" }) {
+            if ((long) il.findVarHandle(idleClass, counter, long.class).get(idle) == 0) {
+                throw new RuntimeException(counter + " = 0: the test did not exercise the"
+                        + " spin; " + idle);
+            }
+        }
+        if (((LongAdder) il.findVarHandle(idleClass, "wakeups", LongAdder.class).get(idle))
+                .sum() == 0) {
+            throw new RuntimeException("no eventfd wakeup: the test did not wake a blocked"
+                    + " carrier; " + idle);
+        }
     }
 
-    private static void check(long deadline, int i, String what, Object idle) {
+    private static void check(long deadline, int i, String what, Object idle,
+                              AtomicReference<Throwable> carrierFailure) {
         if (System.nanoTime() - deadline > 0) {
             throw new RuntimeException("iteration " + i + ": waited " + WATCHDOG_SECONDS
-                    + " s for " + what + "; " + idle);
+                    + " s for " + what + "; " + idle, carrierFailure.get());
         }
         Thread.onSpinWait();
     }

@@ -170,6 +170,10 @@ public class CarrierPolling {
             throw new RuntimeException("no idle carrier ever spun before it blocked: "
                     + "the test did not exercise the spin: " + counters);
         }
+        if (SPIN_MICROS >= 1000 && counter(counters, "spins ended by wakeups") == 0) {
+            throw new RuntimeException("no wakeup came during a spin: the test did not"
+                    + " exercise the spinning carrier's wakeup: " + counters);
+        }
     }
 
     /**

@@ -45,6 +45,7 @@ import javax.management.ObjectName;
 
 import jdk.test.lib.process.OutputAnalyzer;
 import jdk.test.lib.process.ProcessTools;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -265,6 +266,8 @@ class EdgeTriggeredProperty {
     void testSpinValue(String value) throws Exception {
         OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value));
         out.shouldHaveExitValue(0);
+        Assumptions.assumeFalse(out.getStdout().contains("no carrier polling ("),
+                "mode 4 fell back to platform read pollers (no continuations?)");
         out.shouldMatch("jcmd-line: .*idle carriers \\[state = ");
         if (value.equals("0")) {
             out.shouldNotContain("spins");

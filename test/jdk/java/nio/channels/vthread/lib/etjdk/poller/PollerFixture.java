@@ -87,7 +87,9 @@ public final class PollerFixture<L extends Closeable>
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
-        listener.close();
+        if (listener != null) {
+            listener.close();
+        }
         dumpPollers();
     }
 }
