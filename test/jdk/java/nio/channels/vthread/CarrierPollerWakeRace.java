@@ -54,8 +54,8 @@ public class CarrierPollerWakeRace {
         Object mode = Enum.valueOf((Class) modeClass, "CARRIER_POLLING");
         Object poller = MethodHandles.privateLookupIn(epollClass, MethodHandles.lookup())
                 .findConstructor(epollClass, MethodType.methodType(void.class, modeClass,
-                        boolean.class, boolean.class))
-                .invoke(mode, false, true);
+                        boolean.class, int.class))
+                .invoke(mode, false, 1);    // edge-triggered, no registrations: it spins
         MethodHandles.Lookup il = MethodHandles.privateLookupIn(idleClass, MethodHandles.lookup());
         // a 1 us spin: a wait often starts or ends it while the waker acts
         Object idle = il.findConstructor(idleClass,

@@ -21,11 +21,12 @@
  * @test id=mode4-p1
  * @summary Carrier polling (jdk.pollerMode=4): the wake protocol between an idle
  *     carrier blocked in the read poller and the paths that release work, the
- *     watchdog when every carrier is busy or pinned, and data integrity
+ *     watchdog when every carrier is busy or pinned, and data integrity; an idle
+ *     carrier that blocks at once (no spin)
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
- * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPolling
  */
 
@@ -34,7 +35,7 @@
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
- * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPolling
  */
 
@@ -43,16 +44,18 @@
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
- * @run main/othervm/timeout=600 -Djdk.pollerMode=4
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
  *     -Djdk.virtualThreadScheduler.parallelism=3 CarrierPolling
  */
 
 /*
  * @test id=mode4-spin-p1
  * @summary The same with an idle carrier that polls without blocking before it
- *     blocks (jdk.pollerSpinMicros): a wakeup then changes the poller's state
- *     only. With the longest spin, 1 ms, most wakeups of the submit race come
- *     while the carrier spins
+ *     blocks (jdk.pollerSpinMicros; it spins only while no more file descriptors
+ *     are registered than there are carriers, as in the submit race, where the idle
+ *     reader's is the only one): a wakeup then changes the poller's state only.
+ *     With the longest spin, 1 ms, most wakeups of the submit race come while the
+ *     carrier spins
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
@@ -62,10 +65,11 @@
 
 /*
  * @test id=mode4-spin-p2
+ * @summary The default spin (50 us)
  * @requires os.family == "linux" & vm.continuations
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
- * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=50
+ * @run main/othervm/timeout=600 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPolling
  */
 
@@ -108,7 +112,10 @@ public class CarrierPolling {
     private static final long WATCHDOG_SECONDS = 60;
     private static final int SUBMIT_ITERATIONS = Integer.getInteger("iterations", 20_000);
     private static final int SLEEP_ITERATIONS = 500;
-    private static final int SPIN_MICROS = Integer.getInteger("jdk.pollerSpinMicros", 0);
+    // 50 us by default; one-shot registrations are not counted, so they never spin
+    private static final int SPIN_MICROS =
+            "false".equals(System.getProperty("jdk.pollerEdgeTriggered"))
+                    ? 0 : Integer.getInteger("jdk.pollerSpinMicros", 50);
     private static final int PARALLELISM =
             Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
     // -DCarrierPolling.cases=name,...: run only these cases (to show which case
@@ -165,6 +172,10 @@ public class CarrierPolling {
         if (blockingPolls == 0) {
             throw new RuntimeException("no carrier ever blocked in the read poller: "
                     + "the test did not exercise carrier polling: " + counters);
+        }
+        if (SPIN_MICROS == 0 && counters.contains("spins")) {
+            throw new RuntimeException("the poller counts spins, expected none"
+                    + " (jdk.pollerSpinMicros=0 or one-shot registrations): " + counters);
         }
         if (SPIN_MICROS > 0 && counter(counters, "spins of up to " + SPIN_MICROS + " us") == 0) {
             throw new RuntimeException("no idle carrier ever spun before it blocked: "

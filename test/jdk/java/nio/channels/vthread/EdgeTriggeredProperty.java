@@ -258,13 +258,16 @@ class EdgeTriggeredProperty {
 
     /**
      * jdk.pollerSpinMicros, how long an idle carrier polls without blocking before it
-     * blocks (mode 4): an accepted value above 0 shows in jcmd with its counters; 0,
-     * like the property unset, shows no spin.
+     * blocks (mode 4): an accepted value above 0 shows in jcmd with its counters, as
+     * the default, 50, does when the property is not set; 0 shows no spin.
      */
     @ParameterizedTest
-    @ValueSource(strings = { "0", "50", "1000" })
+    @ValueSource(strings = { "unset", "0", "50", "1000" })
     void testSpinValue(String value) throws Exception {
-        OutputAnalyzer out = run(List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value));
+        boolean unset = value.equals("unset");
+        OutputAnalyzer out = run(unset
+                ? List.of("-Djdk.pollerMode=4")
+                : List.of("-Djdk.pollerMode=4", "-Djdk.pollerSpinMicros=" + value));
         out.shouldHaveExitValue(0);
         Assumptions.assumeFalse(out.getStdout().contains("no carrier polling ("),
                 "mode 4 fell back to platform read pollers (no continuations?)");
@@ -272,7 +275,7 @@ class EdgeTriggeredProperty {
         if (value.equals("0")) {
             out.shouldNotContain("spins");
         } else {
-            out.shouldMatch("jcmd-line: .*idle carriers \\[.*, spins of up to " + value
+            out.shouldMatch("jcmd-line: .*idle carriers \\[.*, spins of up to " + (unset ? "50" : value)
                     + " us = \\d+, spins ended by events = \\d+, spins ended by wakeups = \\d+,");
         }
     }

@@ -108,12 +108,12 @@
  */
 
 /*
- * @test id=mode4-spin-p1
- * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks, parallelism 1
+ * @test id=mode4-spin-p6
+ * @summary Torture: missed-edge race, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks (one pair, so that no more file descriptors are registered than carriers: 3 listeners and the pair), parallelism 6
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
  *          jdk.management
- * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=1 MissedEdgeRace
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=6 -Dtorture.pairs=1 MissedEdgeRace
  */
 
 /*

@@ -999,6 +999,24 @@ final class TortureSupport {
         }
     }
 
+    /**
+     * Returns " spins=N" with the number of spins of idle carriers (mode 4, see
+     * jdk.pollerSpinMicros), or "" if they do not spin.
+     * @throws RuntimeException if the test sets jdk.pollerSpinMicros above 0 and
+     * no idle carrier spun
+     */
+    private static String carrierSpins() {
+        String pollers = Poller.readPollers().toString();
+        var m = java.util.regex.Pattern.compile("spins of up to \\d+ us = (\\d+)")
+                .matcher(pollers);
+        long spins = m.find() ? Long.parseLong(m.group(1)) : -1;
+        if (Integer.getInteger("jdk.pollerSpinMicros", 0) > 0 && spins <= 0) {
+            throw new RuntimeException("jdk.pollerSpinMicros is set, but no idle carrier"
+                    + " spun: the test did not exercise the spin: " + pollers);
+        }
+        return (spins >= 0) ? " spins=" + spins : "";
+    }
+
     /** Prints the machine-readable result line that tools/torture.sh collects. */
     static void summary(String test, Budget budget, String extra, String pollers) {
         double secs = budget.seconds();
@@ -1006,7 +1024,7 @@ final class TortureSupport {
         String line = String.format("TORTURE-SUMMARY test=%s iterations=%d seconds=%.1f rate=%.0f/s"
                         + " stoppedByTime=%s %s | %s | %s",
                 test, done, secs, done / Math.max(secs, 1e-9), budget.stoppedByTime(),
-                extra, pollers, config());
+                extra, pollers + carrierSpins(), config());
         System.out.println(line);
     }
 }
