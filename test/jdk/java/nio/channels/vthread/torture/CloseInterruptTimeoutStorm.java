@@ -76,11 +76,11 @@
 
 /*
  * @test id=mode4-spin-p6
- * @summary Torture: close/interrupt/timeout storms, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks (one slot, so that no more file descriptors are registered than carriers: 3 listeners and the pair), parallelism 6
+ * @summary Torture: close/interrupt/timeout storms, carrier polling (pollerMode 4), edge-triggered, an idle carrier spins up to 1 ms before it blocks (one slot, so that no more file descriptors are registered than carriers: 3 listeners and the pair; one slot runs the connections one at a time, so the long run does a tenth of the usual 300,000), parallelism 6
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch:+open java.base/java.net:+open java.base/java.io:+open
  *          jdk.management
- * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=6 -Dtorture.slots=1 CloseInterruptTimeoutStorm
+ * @run main/othervm -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000 -Djdk.virtualThreadScheduler.parallelism=6 -Dtorture.slots=1 -Dtorture.iterations=30000 CloseInterruptTimeoutStorm
  */
 
 /*
