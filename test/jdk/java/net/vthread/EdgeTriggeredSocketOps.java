@@ -120,8 +120,13 @@ class EdgeTriggeredSocketOps {
         awaitParked(reader.thread(), fd, "reader to park (read cycle)");
         pair.client().getOutputStream().write(value);
         assertEquals(value, reader.join("read cycle on fd " + fd + " to complete"));
-        if (edgeTriggered())
-            assertEquals(State.REGISTERED, state(fd));
+        if (edgeTriggered()) {
+            // POLLED: a stale edge of the file that had this fd before, polled by
+            // mode 1's poller thread before that file was closed (a retried read)
+            State st = state(fd);
+            assertTrue(st == State.REGISTERED || st == State.POLLED,
+                    "fd " + fd + " after a read cycle: " + rawState(fd));
+        }
     }
 
     static int readInVirtual(InputStream in, String what) throws Exception {
