@@ -133,17 +133,6 @@ class EdgeTriggeredSocketOps {
         return startVirtual("reader", () -> in.read()).join(what);
     }
 
-    static void spin(int n) {
-        for (int i = 0; i < n; i++) Thread.onSpinWait();
-    }
-
-    static void assertForgotten(int fd, String when) {
-        if (edgeTriggered()) {
-            assertNull(rawState(fd), when + ": map entry survived close of fd " + fd);
-            assertNull(kernelRegistrationProblem(fd), when);
-        }
-    }
-
     /**
      * Hazard 1 on a Socket: an edge arrives between EAGAIN and the poll; the poll
      * returns without parking and the read returns the byte.

@@ -138,18 +138,6 @@ class EdgeTriggeredCloseRaces {
         while (bb.hasRemaining()) sc.write(bb);
     }
 
-    static void spin(int n) {
-        for (int i = 0; i < n; i++) Thread.onSpinWait();
-    }
-
-    /** After the fd was closed: no map entry, no kernel registration. */
-    static void assertForgotten(int fd, String when) {
-        if (edgeTriggered()) {
-            assertNull(rawState(fd), when + ": map entry survived close of fd " + fd);
-            assertNull(kernelRegistrationProblem(fd), when);
-        }
-    }
-
     enum Scenario {
         /** reader parked, close */
         PARKED_CLOSE,

@@ -170,17 +170,6 @@ class EdgeTriggeredDatagramPipeRaces {
         return (n == 1) ? bb.get(0) : n;
     }
 
-    static void spin(int n) {
-        for (int i = 0; i < n; i++) Thread.onSpinWait();
-    }
-
-    static void assertForgotten(int fd, String when) {
-        if (edgeTriggered()) {
-            assertNull(rawState(fd), when + ": map entry survived close of fd " + fd);
-            assertNull(kernelRegistrationProblem(fd), when);
-        }
-    }
-
     /**
      * Close racing a parked reader and an incoming edge. Every other iteration holds
      * a dup(2) of the fd, so that a registration not removed before close(2) survives

@@ -650,6 +650,18 @@ public final class PollerTestSupport {
         throw new AssertionError(when + ": " + String.join("; ", problems));
     }
 
+    /** After the fd was closed: no table entry and no kernel registration for it. */
+    public static void assertForgotten(int fd, String when) {
+        if (edgeTriggered()) {
+            Object st = rawState(fd);
+            if (st != null)
+                throw new AssertionError(when + ": map entry survived close of fd " + fd + ": " + st);
+            String problem = kernelRegistrationProblem(fd);
+            if (problem != null)
+                throw new AssertionError(when + ": " + problem);
+        }
+    }
+
     // -- watchdog
 
     public static void log(String fmt, Object... args) {
@@ -887,6 +899,12 @@ public final class PollerTestSupport {
     public static void spinFor(long nanos) {
         long start = System.nanoTime();
         while (System.nanoTime() - start < nanos)
+            Thread.onSpinWait();
+    }
+
+    /** Spins n times (moves the timing of a race; not a synchronisation). */
+    public static void spin(int n) {
+        for (int i = 0; i < n; i++)
             Thread.onSpinWait();
     }
 
