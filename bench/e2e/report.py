@@ -19,7 +19,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import report as R  # noqa: E402
 
-VARIANT_NAME = {"oneshot": "ONESHOT", "et": "ET"}
+VARIANT_NAME = {"upstream": "UPSTREAM", "oneshot": "ONESHOT", "et": "ET", "et2": "ET2", "mode4": "MODE4"}
+VARIANT_OPTS = {"upstream": "", "oneshot": "-Djdk.pollerEdgeTriggered=false", "et": "-Djdk.pollerEdgeTriggered=true",
+                "et2": "-Djdk.pollerMode=2", "mode4": "-Djdk.pollerMode=4"}
 PERF_KEYS = {
     "task-clock": "task_clock_ms",
     "context-switches": "cs",
@@ -230,14 +232,15 @@ def render(raw, out):
       "`java.net.ServerSocket`/`Socket` streams, HTTP/1.1 keep-alive; per request it borrows a blocking "
       f"`Socket` from a pool of {cfg['pool']} pre-opened connections to the backend, sends 16 bytes, waits for "
       "64 bytes, and answers `200` with a 13-byte body and `Content-Length`. "
-      f"JVM options: `{cfg['server_opts']} -Djdk.pollerEdgeTriggered=false|true`. "
-      "`-Djdk.pollerMode` is not set, so the JDK default applies (2: virtual-thread pollers on Linux). "
+      f"JVM options: `{cfg['server_opts']}` and the variant's (below); without `-Djdk.pollerMode` the "
+      "JDK default applies (2: virtual-thread pollers on Linux). "
       f"Pinned with `taskset -c {cfg['server_cpu']}`, so the JVM sees 1 CPU and the virtual-thread scheduler "
       "has parallelism 1." + (f" **CPU quota: {quota}% of one CPU** (cgroup v1 `cpu.cfs_quota_us` "
                               f"{int(quota) * 1000} per 100,000 µs period on the server JVM; throttled "
                               "periods per run are in the CSV)." if quota else ""))
-    w(f"- **Variants**: ONESHOT = `-Djdk.pollerEdgeTriggered=false` (upstream behaviour), "
-      f"ET = `-Djdk.pollerEdgeTriggered=true`; run alternately, order per rate: "
+    described = ", ".join(f"{VARIANT_NAME[v]} = `{VARIANT_OPTS[v]}`" if VARIANT_OPTS[v]
+                          else f"{VARIANT_NAME[v]} = no property (upstream's code path)" for v in variants)
+    w(f"- **Variants**: {described}; ratios are against {names[0]}; run alternately, order per rate: "
       f"{' '.join(names)} × {pairs} pair(s). Each run starts fresh JVMs. The load guard "
       "(bench/README.md) checked the machine before every run.")
     w(f"- **Backend** (`{cfg['load_jdk']}`): one NIO selector thread; answers each request after "

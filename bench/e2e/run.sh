@@ -5,8 +5,8 @@
 #
 # Server (JDK under test, one CPU) <-HTTP/1.1 keep-alive- load generator
 # (Temurin 25, other CPU); server -> pooled blocking sockets -> mock backend
-# (Temurin 25, other CPU). ONESHOT (-Djdk.pollerEdgeTriggered=false) and ET
-# (=true) alternate A B A B ...; perf stat counts the server's CPU time and
+# (Temurin 25, other CPU). The variants (--variants: poller options of the
+# server) alternate A B C A B C ...; perf stat counts the server's CPU time and
 # syscalls over the measured window; the report is written to --out.
 set -euo pipefail
 
@@ -66,7 +66,7 @@ usage: bench/e2e/run.sh --jdk DIR [options]
   --out FILE           report to write (default: doc/results/e2e.md; plots go to FILE's dir/<name>/)
   --load-jdk DIR       JDK for the load generator and the backend (default: $LOAD_JDK)
   --work DIR           build and raw-results directory (default: build/bench/e2e)
-  --pairs N            ONESHOT/ET pairs per rate, run A B A B ... (default: $PAIRS)
+  --pairs N            pairs per rate (each variant once per pair, in order: A B A B ...) (default: $PAIRS)
   --allow-busy         run even if the load guard (bench/README.md) finds the machine busy;
                        the report is then stamped "measured on a busy machine"
   --capacity           first find the server's capacity with the first variant: the highest
@@ -85,7 +85,10 @@ usage: bench/e2e/run.sh --jdk DIR [options]
   --sustain-rate R     the sustainable fixed rate, req/s (default: $SUSTAIN_RATE)
   --saturate-rate R    the saturating rate, req/s (default: $SATURATE_RATE)
   --rates "R1 R2 ..."  run exactly these rates instead of the two above (e.g. to calibrate)
-  --variants "V ..."   subset/order of: oneshot et (default: "$VARIANTS")
+  --variants "V ..."   subset/order of: upstream (no property), oneshot
+                       (-Djdk.pollerEdgeTriggered=false), et (=true, default mode),
+                       et2 (-Djdk.pollerMode=2), mode4 (-Djdk.pollerMode=4, carrier
+                       polling); the first is the baseline (default: "$VARIANTS")
   --warmup S           warmup seconds, not measured (default: $WARMUP)
   --duration S         measured seconds (default: $DURATION; perf covers duration-1 s inside it)
   --drain S            seconds to let measured requests finish after the window (default: $DRAIN)
@@ -165,7 +168,7 @@ fi
 [ "$CONNECTIONS" -ge 1 ] || die "--connections must be >= 1"
 [ "$POOL" -ge 1 ] || die "--pool must be >= 1"
 awk -v d="$DURATION" 'BEGIN { exit !(d >= 3) }' || die "--duration must be at least 3 s (perf covers duration-1 s)"
-for v in $VARIANTS; do case $v in oneshot|et) ;; *) die "--variants: unknown variant '$v' (oneshot, et)";; esac; done
+for v in $VARIANTS; do case $v in upstream|oneshot|et|et2|mode4) ;; *) die "--variants: unknown variant '$v' (upstream, oneshot, et, et2, mode4)";; esac; done
 [ -n "${VARIANTS// /}" ] || die "--variants is empty"
 if [ -n "$RATES" ]; then
   for r in $RATES; do isnum "$r" || die "--rates: '$r' is not a number"; done
@@ -382,17 +385,27 @@ if [ -n "$QUOTA" ]; then
 fi
 throttled() { [ -n "$CGROUP" ] && awk '/^nr_throttled/ {print $2}' "$CGROUP/cpu.stat" || echo 0; }
 RUN_NO=0
+# variant_opts VARIANT: the server JVM's poller options of a variant
+variant_opts() {
+  case $1 in
+    upstream) echo "" ;;
+    oneshot) echo "-Djdk.pollerEdgeTriggered=false" ;;
+    et) echo "-Djdk.pollerEdgeTriggered=true" ;;
+    et2) echo "-Djdk.pollerMode=2" ;;
+    mode4) echo "-Djdk.pollerMode=4" ;;
+  esac
+}
 # run_one VARIANT RATE PAIR [cap]: one run (cap: a capacity step, shorter)
 run_one() {
-  local variant=$1 rate=$2 pair=$3 phase=${4:-} et dir ps0 ps1 aport ppid_ bpid spid lpid bport sport c0 c1 t0 t1 lt0 lt1 bt0 bt1 perf_s
+  local variant=$1 rate=$2 pair=$3 phase=${4:-} vopts dir ps0 ps1 aport ppid_ bpid spid lpid bport sport c0 c1 t0 t1 lt0 lt1 bt0 bt1 perf_s
   local warmup=$WARMUP duration=$DURATION thr0 thr1
   [ "$phase" = cap ] && warmup=$CAP_WARMUP duration=$CAP_DURATION
-  case $variant in oneshot) et=false ;; et) et=true ;; esac
+  vopts=$(variant_opts "$variant")
   dir=$RAW/$(printf '%sr%s-p%02d-%s' "${phase:+$phase-}" "$rate" "$pair" "$variant")
   [ "$RUN_NO" = 0 ] || guard_check between "${phase:+capacity step }rate $rate, pair $pair, $variant"
   RUN_NO=$((RUN_NO + 1))
   mkdir -p "$dir"
-  say "run: ${phase:+capacity step, }rate $rate req/s, pair $pair, $variant (-Djdk.pollerEdgeTriggered=$et)"
+  say "run: ${phase:+capacity step, }rate $rate req/s, pair $pair, $variant (${vopts:-no property})"
 
   # shellcheck disable=SC2086
   setsid taskset -c "$LOAD_CPU" "$LOAD_JDK/bin/java" $BACKEND_OPTS -cp "$CLS/backend" E2eBackend \
@@ -409,7 +422,7 @@ run_one() {
   # shellcheck disable=SC2086
   setsid taskset -c "$SERVER_CPU" perf stat -x, -o "$dir/perf.csv" -e "$PERF_EVENTS" -D -1 \
     --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
-    "$JDK/bin/java" $SERVER_OPTS -Djdk.pollerEdgeTriggered="$et" -cp "$CLS/server" E2eServer \
+    "$JDK/bin/java" $SERVER_OPTS $vopts -cp "$CLS/server" E2eServer \
     --port 0 --backend "127.0.0.1:$bport" --pool "$POOL" > "$dir/server.log" 2>&1 &
   ppid_=$!; PIDS+=("$ppid_")
   wait_line "$dir/server.log" '^READY [0-9]+' 60 "$ppid_" server
@@ -453,7 +466,7 @@ run_one() {
   exec {PCTL}>&- {PACK}<&-
   grep -q 'raw_syscalls:sys_enter' "$dir/perf.csv" 2>/dev/null || die "perf wrote no counts to $dir/perf.csv (see $dir/server.log)"
   {
-    echo "variant=$variant"; echo "et=$et"; echo "rate=$rate"; echo "pair=$pair"
+    echo "variant=$variant"; echo "variant_opts=$vopts"; echo "rate=$rate"; echo "pair=$pair"
     echo "served_before=$c0"; echo "served_after=$c1"; echo "perf_t0=$t0"; echo "perf_t1=$t1"
     echo "load_ticks=$((lt1 - lt0))"; echo "backend_ticks=$((bt1 - bt0))"; echo "psi_cpu_us=$((ps1 - ps0))"
     echo "time_wait_after=$(ss -Htan state time-wait 2>/dev/null | wc -l)"

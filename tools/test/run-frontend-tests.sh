@@ -352,6 +352,9 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk B="$T25"
   expect_failure "pingpong: --variant-jdk without a JDK there" "no bin/java there" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
+  expect_failure "bench-e2e: an unknown variant is named with the known ones" \
+    "unknown variant 'mode5' \\(upstream, oneshot, et, et2, mode4\\)" \
+    "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --variants "upstream mode5"
   expect_failure "bench-e2e (bench/e2e/run.sh) refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md"
   # past the guard, a --connections no machine here allows stops it before any JVM
