@@ -38,7 +38,7 @@ help:
 	@echo "make patch-status                what in build/src is not exported yet"
 	@echo "make dist                        tar.gz of the image"
 	@echo "make bench-poller                ONESHOT vs ET micro benchmark -> doc/results/poller-micro.md"
-	@echo "make bench-e2e                   ONESHOT vs ET server benchmark -> doc/results/e2e.md"
+	@echo "make bench-e2e                   server benchmark, poller variants alternating -> doc/results/e2e.md"
 	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> build/bench-pingpong/*.md"
 	@echo "make bench-apps                  Jetty 12, MariaDB Connector/J, HikariCP on virtual threads -> doc/results/apps.md"
 	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"

@@ -38,7 +38,7 @@ public class PingPong {
         var loopback = InetAddress.getLoopbackAddress();
         var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0), clients);
         var selector = Selector.open();
-        Thread server = Thread.ofPlatform().daemon().start(() -> echo(listener, selector));
+        Thread server = Thread.ofPlatform().name("echo-server").daemon().start(() -> echo(listener, selector));
 
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
