@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Where the context switches of the ping-pong go: PingPong.java (N virtual-thread
+# clients, the Selector echo server on a platform thread) under
+# perf record -e sched:sched_switch; each switch-out of a JVM thread is counted by
+# the thread's role (carrier, echo server, poller thread, other JVM threads) and
+# kind (slept: it blocked; preempted: it was runnable), per round trip. Variants
+# alternate A B A B; whole process, as syscalls-per-round-trip.sh counts it.
+set -euo pipefail
+ME=${0##*/}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+  cat <<EOF
+Usage: bench/pingpong/$ME --jdk DIR [options]
+
+Options (defaults in brackets):
+  --jdk DIR              JDK under test
+  --variant NAME='OPTS'  a variant and its JVM options; repeatable [UPSTREAM=''
+                         MODE4='-Djdk.pollerMode=4']
+  --pairs N              runs of every variant, alternating [3]
+  --clients N            virtual-thread clients [100]
+  --round-trips N        round trips per client [10000]
+  --jvm-args "OPTS"      JVM options for every variant
+                         [-Djdk.virtualThreadScheduler.parallelism=2]
+  --allow-busy           run even if the machine is busy (the output says so)
+  -h, --help             this text
+EOF
+}
+
+jdk="" pairs=3 clients=100 rt=10000 allow_busy=${ALLOW_BUSY:-0}
+names=() opts=() common=(-Djdk.virtualThreadScheduler.parallelism=2)
+need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
+die() { echo "$ME: error: $*" >&2; exit 1; }
+while (( $# )); do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --variant) need "$@"; [[ $2 == *=* ]] || die "--variant needs NAME='JVM options', got '$2'"
+               names+=("${2%%=*}"); opts+=("${2#*=}"); shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --clients) need "$@"; clients=$2; shift 2 ;;
+    --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --jvm-args) need "$@"; read -r -a common <<<"$2"; shift 2 ;;
+    --allow-busy) allow_busy=1; shift ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR)"; }
+[[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
+for n in "$pairs" "$clients" "$rt"; do
+  [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--pairs, --clients and --round-trips must be whole numbers >= 1, got '$n'"
+done
+if (( ${#names[@]} == 0 )); then names=(UPSTREAM MODE4); opts=("" "-Djdk.pollerMode=4"); fi
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+[[ $(perf list 'sched:sched_switch' 2>/dev/null) == *sched_switch* ]] ||
+  die "perf cannot see the tracepoint sched:sched_switch (run as root, or lower /proc/sys/kernel/perf_event_paranoid)"
+GUARD_NAME=$ME
+. "$HERE/../lib/guard.sh"
+guard_init "$ME" "$allow_busy"
+guard_check start "the first run"
+guard_lock
+work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
+"$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt jvm_args=${common[*]}"
+first=1
+for i in $(seq 1 "$pairs"); do
+  for v in "${!names[@]}"; do
+    if (( first )); then first=0; else guard_check between "${names[$v]}, pair $i"; fi
+    load0=$(cut -d' ' -f1 /proc/loadavg)
+    # shellcheck disable=SC2206
+    perf record -q -o "$work/perf.data" -e sched:sched_switch -- \
+      "$jdk/bin/java" ${opts[$v]} "${common[@]}" -cp "$work/classes" PingPong "$clients" "$rt" \
+      > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
+    total=$(awk '/^round trips:/ {print $3}' "$work/run")
+    [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
+    perf script -i "$work/perf.data" -F trace 2>/dev/null |
+      python3 "$HERE/switches-by-thread.py" --label "${names[$v]} $i $total $load0 $(cut -d' ' -f1 /proc/loadavg)"
+  done
+done | tee "$work/all"
+[[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
+python3 "$HERE/switches-by-thread.py" --summary "${names[0]}" < "$work/all"
