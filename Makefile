@@ -118,11 +118,22 @@ bench-apps: configured
 
 # The test harnesses (conformance and torture drivers) live in harness/.
 # CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",
-# --factories virtual, --dry-run) is passed on the command line. The image must
-# not be rebuilt while it runs (hours; --resume re-runs what another image made):
-# run it on a copy with harness/conformance.py --jdk COPY.
+# --factories virtual, --dry-run, --stop-after MIN) is passed on the command
+# line. Do not rebuild the image while it runs.
+#
+# The full run takes hours: each completed group/config run is recorded in
+# doc/results/conformance/ under the committed series' id (an image rebuilt
+# from the same patches/, src/ and upstream.conf counts as the same image), so
+# that '--resume' in a fresh clone of a commit holding the record runs only the
+# rest; '--stop-after MIN' starts no run after MIN minutes.
+SERIES_ID = $(shell cd $(TOP) && git diff --quiet HEAD -- patches src upstream.conf 2>/dev/null && \
+	git rev-parse HEAD:patches HEAD:src HEAD:upstream.conf | sha256sum | cut -c1-12)
+
 conformance: configured
-	$(TOP)/harness/conformance.py --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md $(CONFORMANCE_OPTS)
+	@$(TOP)/tools/patch-status.sh >/dev/null || { echo "make conformance: build/src and the repo disagree (see make patch-status); the run would not be the committed series'" >&2; exit 1; }
+	@[ -n "$(SERIES_ID)" ] || { echo "make conformance: patches/, src/ or upstream.conf have uncommitted changes; commit them first (the run is recorded under the committed series' id)" >&2; exit 1; }
+	$(TOP)/harness/conformance.py --jdk $(JDK_IMAGE) --jtreg $(JTREG_HOME) --src $(SRC) --out $(TOP)/doc/results/conformance.md \
+	    --record $(TOP)/doc/results/conformance --image-id series:$(SERIES_ID) $(CONFORMANCE_OPTS)
 
 # The quick subset (httpclient/http3, the vthread groups, virtual-thread Socket,
 # SocketChannel, DatagramChannel; ET modes 2 and 1), for every poller change.

@@ -99,6 +99,16 @@ fail with it off too, machine info, 'java -version' and the jtreg commands.
                          ProblemList-Virtual.txt); with a plan, only their groups
   --resume               keep the group/config runs that completed before (same
                          jtreg command, same image); run the others
+  --record DIR           copy each completed run to DIR (its summary, exit status,
+                         time and the .jtr of each failure), and with --resume
+                         keep a run from DIR when the work directory has none: a
+                         run spread over fresh clones (commit DIR between them)
+  --image-id ID          what --resume compares instead of a hash of the image's
+                         java -version, modules and libraries: an image rebuilt
+                         from the same patch series on a fresh machine is not the
+                         same bytes (make conformance passes the series' id)
+  --stop-after MIN       start no jtreg run after MIN minutes (the runs not
+                         started are "not run"; --resume runs them later)
   --report-only          run nothing: report the completed runs ("not run": others)
   --dry-run              print the plan, each group's test count (jtreg
                          -listtests) and the jtreg commands; run no test
@@ -135,7 +145,7 @@ def say(msg):
 # -- options and plan -------------------------------------------------------------
 
 VALUE_OPTIONS = ['jdk', 'jtreg', 'src', 'out', 'groups', 'configs', 'factories', 'work', 'conc',
-                 'timeout-factor', 'problem-list', 'problem-list-virtual']
+                 'timeout-factor', 'problem-list', 'problem-list-virtual', 'record', 'image-id', 'stop-after']
 FLAG_OPTIONS = ['quick', 'update-problem-list', 'no-native', 'no-rerun', 'resume', 'report-only', 'dry-run']
 
 
@@ -169,6 +179,10 @@ def parse_args(argv):
         raise Error(f"--conc must be a positive integer, not '{o.conc}'")
     if not re.fullmatch(r'[0-9]+(\.[0-9]+)?', o.timeout_factor):
         raise Error(f"--timeout-factor must be a number, not '{o.timeout_factor}'")
+    if o.stop_after is not None and not re.fullmatch(r'[0-9]+', o.stop_after):
+        raise Error(f"--stop-after must be a number of minutes, not '{o.stop_after}'")
+    if o.image_id is not None and not re.fullmatch(r'[A-Za-z0-9_.:+-]+', o.image_id):
+        raise Error(f"--image-id must be letters, digits and _.:+- only, not '{o.image_id}'")
     o.configs, o.factories, o.groups = ((v or '').split() for v in (o.configs, o.factories, o.groups))
     for c in o.configs:
         if c not in CONFIGS:
@@ -177,7 +191,7 @@ def parse_args(argv):
         if f not in FACTORIES:
             raise Error(f"unknown factory '{f}' (expected platform or virtual)")
     o.work = o.work or TOP / 'build' / ('conformance-quick' if o.quick else 'conformance')
-    for k in ('jdk', 'jtreg', 'src', 'out', 'work', 'problem_list', 'problem_list_virtual'):
+    for k in ('jdk', 'jtreg', 'src', 'out', 'work', 'problem_list', 'problem_list_virtual', 'record'):
         if getattr(o, k):
             setattr(o, k, Path(os.path.abspath(getattr(o, k))))
     return o
@@ -375,6 +389,32 @@ def resume_state(d, command, image):
     return 'keep' if image_txt.is_file() and image_txt.read_text().rstrip('\n') == image else 'stale'
 
 
+RECORD_FILES = ['command.txt', 'image.txt', 'rc', 'seconds', 'finished', 'JTreport/text/summary.txt']
+JTR_KEEP = 256 * 1024   # a recorded .jtr keeps its first and last JTR_KEEP / 2 bytes
+
+
+def save_record(d, dst):
+    """Copies the completed run in d to dst: RECORD_FILES, jtreg's 'Test results'
+    line as jtreg.log, and the .jtr of each failure (at most JTR_KEEP bytes)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    for name in RECORD_FILES:
+        if (d / name).is_file():
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(d / name, dst / name)
+    log = (d / 'jtreg.log').read_text(errors='replace') if (d / 'jtreg.log').is_file() else ''
+    (dst / 'jtreg.log').write_text(''.join(x + '\n' for x in re.findall(r'^Test results:.*$', log, re.M)))
+    for t, (st, _) in read_summary(d / 'JTreport/text/summary.txt').items():
+        jtr = jtr_path(d, t)
+        if st != 'Passed' and jtr.is_file():
+            data = jtr.read_bytes()
+            if len(data) > JTR_KEEP:
+                data = (data[:JTR_KEEP // 2] + f'\n[... {len(data) - JTR_KEEP} bytes left out by {PROG} ...]\n'
+                        .encode() + data[-JTR_KEEP // 2:])
+            out = dst / jtr.relative_to(d)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+
+
 def quote(cmd):
     """A command line to paste into a shell."""
     return ' '.join(a if re.fullmatch(r'[A-Za-z0-9_./:=@%+,#-]+', a) else "'" + a.replace("'", "'\\''") + "'"
@@ -502,6 +542,7 @@ class Conformance:
         self.status, self.reason, self.jtr = {}, {}, {}   # (factory, config, test) -> ...
         self.confirm, self.off_from_rerun, self.rerun_commands = {}, set(), []
         self.not_run = self.stale = 0
+        self.deadline = None if o.stop_after is None else time.time() + 60 * int(o.stop_after)
         self.native_built, self.native_failed, self.own_files, self.self_set = [], [], [], []
         self.image = 'dry-run'
 
@@ -537,7 +578,7 @@ class Conformance:
                 raise Error(f'{o.jdk} is not a JDK image (no lib/modules): pass --jdk build/<conf>/images/jdk')
             if 'virtual' in self.factories:
                 self.factory_jar = build_factory_jar(o.jdk, o.src, self.factory_jar.parent)
-            self.image = image_id(o.jdk)
+            self.image = o.image_id or image_id(o.jdk)
         if not o.no_native and (o.dry_run or o.report_only):
             built = self.work / 'native/built.txt'
             self.native_built = built.read_text().split() if built.is_file() else []
@@ -568,6 +609,12 @@ class Conformance:
         True if d then holds a completed run."""
         command = quote(cmd)
         state = resume_state(d, command, self.image) if self.o.resume else None
+        recorded = self.o.record and self.o.record / d.relative_to(self.work)
+        if self.o.resume and recorded and state != 'keep' and resume_state(recorded, command, self.image) == 'keep':
+            say(f'  restoring the recorded run {recorded}')
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(recorded, d)
+            state = 'keep'
         if state == 'keep' or (state == 'stale' and self.o.report_only):
             say(f'  kept the completed run in {d}' + (' (made with another image)' if state == 'stale' else ''))
             self.stale += state == 'stale'
@@ -576,6 +623,9 @@ class Conformance:
             say(f'  the completed run in {d} was made with another image: running it again')
         if self.o.report_only:
             say('  not run (--report-only)')
+            return False
+        if self.deadline is not None and time.time() > self.deadline:
+            say(f'  not run (--stop-after {self.o.stop_after})')
             return False
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
@@ -586,6 +636,9 @@ class Conformance:
             rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
         (d / 'rc').write_text(f'{128 - rc if rc < 0 else rc}\n')
         (d / 'seconds').write_text(f'{int(time.time() - start)}\n')
+        (d / 'finished').write_text(f'{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n')
+        if recorded and rc >= 0:
+            save_record(d, recorded)
         return True
 
     def run_groups(self):
@@ -604,6 +657,7 @@ class Conformance:
                 run = self.runs[(f, c, g)] = SimpleNamespace(
                     rc=int((d / 'rc').read_text()), seconds=int((d / 'seconds').read_text()),
                     command=(d / 'command.txt').read_text().rstrip('\n'),
+                    finished=(d / 'finished').read_text().strip() if (d / 'finished').is_file() else None,
                     counts=[sum(st == s for st, _ in results.values()) for s in ('Passed', 'Failed', 'Error')])
                 log = (d / 'jtreg.log').read_text(errors='replace') if (d / 'jtreg.log').is_file() else ''
                 line = re.search(r'^Test results:.*$', log, re.M)
@@ -703,6 +757,13 @@ class Conformance:
                    'doc/results/conformance.md`).']
         w = out.append
         w(f'\nThis run: `{self.cmdline}`')
+        finished = sorted(r.finished for r in self.runs.values() if r.finished)
+        if finished:
+            total = sum(r.seconds for r in self.runs.values())
+            w(f'\nThe {len(self.runs)} group/config runs below finished between {finished[0]} and {finished[-1]}; '
+              f'jtreg wall time {total // 3600}:{total % 3600 // 60:02d} (h:mm) in all.'
+              + (f' Each completed run is recorded in `{rel(o.record)}` (summary, exit status, time, the .jtr of '
+                 'each failure), from which `--resume` restores it in a fresh clone.' if o.record else ''))
         if self.not_run:
             w(f'\n**Incomplete: {self.not_run} group/config run(s) did not run** ("not run" below); `--resume` runs '
               'them and keeps the others.')

@@ -230,6 +230,8 @@ class OptionTest(unittest.TestCase):
         self.assertIn('--out FILE is required', self.error(*base[:6]))
         self.assertIn("--conc must be a positive integer, not '0'", self.error(*base, '--conc', '0'))
         self.assertIn('--timeout-factor must be a number', self.error(*base, '--timeout-factor', 'x'))
+        self.assertIn("--stop-after must be a number of minutes, not '1h'", self.error(*base, '--stop-after', '1h'))
+        self.assertIn('--image-id must be letters', self.error(*base, '--image-id', 'a b'))
 
     def test_help(self):
         out = io.StringIO()
@@ -538,6 +540,54 @@ class EndToEndTest(Fixture):
         self.assertIn('| `java/net/Socket` | not run | not run |', self.report())
         self.run_tool(*args, '--conc', '1')
         self.assertEqual(len(self.jtreg_calls()), 7)                       # --resume: the image changed
+
+    def test_record_spans_fresh_clones(self):
+        self.outcomes(**{'platform et-mode2 java/net/Socket/A.java': ['Failed']})
+        record = self.tmp / 'record'
+        args = [*self.SOCKET, '--configs', 'off et-mode2', '--resume', '--record', str(record),
+                '--image-id', 'series:1']
+        self.assertEqual(self.run_tool(*args)[0], 2)
+        self.assertEqual(len(self.jtreg_calls()), 4)                       # 2 runs, then the failure re-run on, off
+        run = record / 'platform/et-mode2/java_net_Socket'
+        self.assertEqual((run / 'rc').read_text(), '2\n')
+        self.assertIn('java/net/Socket/A.java  Failed.', (run / 'JTreport/text/summary.txt').read_text())
+        self.assertEqual((run / 'jtreg.log').read_text(), 'Test results: passed: 2; failed: 1\n')
+        self.assertTrue((run / 'JTwork/java/net/Socket/A.jtr').is_file())  # a failure's .jtr
+        self.assertFalse((record / 'platform/off/java_net_Socket/JTwork').exists())
+        self.assertTrue((record / 'rerun/platform/off/rc').is_file())
+        shutil.rmtree(self.tmp / 'work')                                   # a fresh clone, the image rebuilt
+        (self.tmp / 'jdk/lib/modules').write_text('modules rebuilt')
+        rc, out = self.run_tool(*args)
+        self.assertEqual((rc, len(self.jtreg_calls())), (2, 4))            # every run restored from the record
+        self.assertEqual(out.count('restoring the recorded run'), 4)
+        self.assertIn('BUG', self.report())
+        self.assertIn('A.jtr`', self.report())
+        self.assertRegex(self.report(), r'The 2 group/config runs below finished between 20\d\d-.* UTC and ')
+        shutil.rmtree(self.tmp / 'work')
+        self.run_tool(*args[:-1], 'series:2')                              # another series: run again
+        self.assertEqual(len(self.jtreg_calls()), 8)
+        shutil.rmtree(self.tmp / 'work')
+        self.run_tool(*args[:-4], *args[-2:])                              # without --record: nothing restored
+        self.assertEqual(len(self.jtreg_calls()), 12)
+
+    def test_record_shortens_a_large_jtr(self):
+        d = self.tmp / 'run'
+        write(d / 'rc', '1\n')
+        write(d / 'JTreport/text/summary.txt', 'a/Big.java  Failed. boom\nb/Ok.java  Passed. fine\n')
+        write(d / 'JTwork/a/Big.jtr', 'h' * cf.JTR_KEEP + 't' * cf.JTR_KEEP)
+        write(d / 'JTwork/b/Ok.jtr', 'ok')
+        cf.save_record(d, self.tmp / 'rec')
+        big = (self.tmp / 'rec/JTwork/a/Big.jtr').read_text()
+        self.assertTrue(big.startswith('h' * (cf.JTR_KEEP // 2) + '\n[... ') and big.endswith('t' * (cf.JTR_KEEP // 2)))
+        self.assertIn(f'[... {cf.JTR_KEEP} bytes left out by', big)
+        self.assertFalse((self.tmp / 'rec/JTwork/b').exists())            # passed: no .jtr
+        self.assertEqual((self.tmp / 'rec/jtreg.log').read_text(), '')     # no jtreg.log in d
+
+    def test_stop_after(self):
+        rc, out = self.run_tool(*self.SOCKET, '--configs', 'off et-mode2', '--stop-after', '0')
+        self.assertEqual(len(self.jtreg_calls()), 0)
+        self.assertEqual(out.count('not run (--stop-after 0)'), 2)
+        self.assertIn('**Incomplete: 2 group/config run(s) did not run**', self.report())
 
     def test_own_tests_excluded(self):
         if not shutil.which('git'):
