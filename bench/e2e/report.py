@@ -196,6 +196,7 @@ def render(raw, out):
     pairs = int(cfg["pairs"])
     busy = R.busy(meta)
     quota = cfg.get("server_cpu_quota", "")
+    period = int(cfg.get("server_cpu_period_us", "") or 100000)
 
     def rate_label(rate):
         kind = cfg.get("rate_kind")
@@ -236,7 +237,7 @@ def render(raw, out):
       "JDK default applies (2: virtual-thread pollers on Linux). "
       f"Pinned with `taskset -c {cfg['server_cpu']}`, so the JVM sees 1 CPU and the virtual-thread scheduler "
       "has parallelism 1." + (f" **CPU quota: {quota}% of one CPU** (cgroup v1 `cpu.cfs_quota_us` "
-                              f"{int(quota) * 1000} per 100,000 µs period on the server JVM; throttled "
+                              f"{int(quota) * period // 100:,} per {period:,} µs period on the server JVM; throttled "
                               "periods per run are in the CSV)." if quota else ""))
     described = ", ".join(f"{VARIANT_NAME[v]} = `{VARIANT_OPTS[v]}`" if VARIANT_OPTS[v]
                           else f"{VARIANT_NAME[v]} = no property (upstream's code path)" for v in variants)

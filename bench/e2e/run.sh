@@ -37,6 +37,7 @@ CAP_DURATION=10
 CAP_PCTS="50 75 90"
 MAX_LAG_MS=1
 QUOTA=""
+QUOTA_PERIOD_US=100000
 CONNECTIONS=10000
 SUSTAIN_RATE=5000
 SATURATE_RATE=40000
@@ -81,6 +82,8 @@ usage: bench/e2e/run.sh --jdk DIR [options]
   --max-lag-ms MS      a cell whose generator send lag p99 exceeds this is invalid (default: $MAX_LAG_MS)
   --server-cpu-quota PCT  cap the server JVM at PCT% of one CPU with a cgroup v1 CPU quota
                        (/sys/fs/cgroup/cpu/<name>/cpu.cfs_quota_us; root); stated in the report
+  --server-cpu-period US  the quota's period, 1000-1000000 µs (default: 100000): a shorter one
+                       throttles the server in shorter stalls, so its replies come in smaller bursts
   --connections N      concurrent client connections (default: $CONNECTIONS)
   --sustain-rate R     the sustainable fixed rate, req/s (default: $SUSTAIN_RATE)
   --saturate-rate R    the saturating rate, req/s (default: $SATURATE_RATE)
@@ -128,6 +131,7 @@ while [ $# -gt 0 ]; do
     --cap-pcts) CAP_PCTS=${2:?}; shift 2 ;;
     --max-lag-ms) MAX_LAG_MS=${2:?}; shift 2 ;;
     --server-cpu-quota) QUOTA=${2:?}; shift 2 ;;
+    --server-cpu-period) QUOTA_PERIOD_US=${2:?}; shift 2 ;;
     --connections) CONNECTIONS=${2:?}; shift 2 ;;
     --sustain-rate) SUSTAIN_RATE=${2:?}; shift 2 ;;
     --saturate-rate) SATURATE_RATE=${2:?}; shift 2 ;;
@@ -164,6 +168,8 @@ if [ -n "$QUOTA" ]; then
     die "--server-cpu-quota needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu (not found)"
   [ -w /sys/fs/cgroup/cpu ] || die "--server-cpu-quota: /sys/fs/cgroup/cpu is not writable (run as root)"
 fi
+isint "$QUOTA_PERIOD_US" && [ "$QUOTA_PERIOD_US" -ge 1000 ] && [ "$QUOTA_PERIOD_US" -le 1000000 ] ||
+  die "--server-cpu-period must be a whole number of microseconds 1000-1000000, got '$QUOTA_PERIOD_US'"
 [ "$PAIRS" -ge 1 ] || die "--pairs must be >= 1"
 [ "$CONNECTIONS" -ge 1 ] || die "--connections must be >= 1"
 [ "$POOL" -ge 1 ] || die "--pool must be >= 1"
@@ -295,6 +301,7 @@ say "raw results: $RAW"
   echo "cap_start=$CAP_START"; echo "cap_factor=$CAP_FACTOR"; echo "cap_max=$CAP_MAX"
   echo "cap_warmup=$CAP_WARMUP"; echo "cap_duration=$CAP_DURATION"
   echo "server_cpu_quota=$QUOTA"
+  echo "server_cpu_period_us=$QUOTA_PERIOD_US"
 } > "$RAW/config.env"
 bench_meta_start "$RAW/meta.env" "$JDK/bin/java" bench/e2e/run.sh "${ORIG_ARGS[@]}"
 "$JDK/bin/java" -version > "$RAW/jdk-version.txt" 2>&1
@@ -379,9 +386,10 @@ echo "clk_tck=$CLK_TCK" >> "$RAW/config.env"
 if [ -n "$QUOTA" ]; then
   CGROUP=/sys/fs/cgroup/cpu/et-bench-e2e-$$
   mkdir "$CGROUP" || die "cannot create $CGROUP (cgroup v1 cpu controller, root needed)"
-  echo 100000 > "$CGROUP/cpu.cfs_period_us" && echo $((QUOTA * 1000)) > "$CGROUP/cpu.cfs_quota_us" ||
+  echo "$QUOTA_PERIOD_US" > "$CGROUP/cpu.cfs_period_us" &&
+    echo $((QUOTA * QUOTA_PERIOD_US / 100)) > "$CGROUP/cpu.cfs_quota_us" ||
     die "cannot set the CPU quota in $CGROUP"
-  say "server CPU quota: $QUOTA% of one CPU ($CGROUP: cpu.cfs_quota_us $((QUOTA * 1000)) per 100000 us)"
+  say "server CPU quota: $QUOTA% of one CPU ($CGROUP: cpu.cfs_quota_us $((QUOTA * QUOTA_PERIOD_US / 100)) per $QUOTA_PERIOD_US us)"
 fi
 throttled() { [ -n "$CGROUP" ] && awk '/^nr_throttled/ {print $2}' "$CGROUP/cpu.stat" || echo 0; }
 RUN_NO=0

@@ -355,6 +355,9 @@ if [ -x "$T25/bin/javac" ]; then
   expect_failure "bench-e2e: an unknown variant is named with the known ones" \
     "unknown variant 'mode5' \\(upstream, oneshot, et, et2, mode4\\)" \
     "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --variants "upstream mode5"
+  expect_failure "bench-e2e: a CPU quota period out of range" \
+    "--server-cpu-period must be a whole number of microseconds 1000-1000000, got '500'" \
+    "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --server-cpu-period 500
   expect_failure "bench-e2e (bench/e2e/run.sh) refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md"
   # past the guard, a --connections no machine here allows stops it before any JVM
