@@ -2,7 +2,7 @@
 """ET-JDK end-to-end benchmark: parse raw run directories, print summaries, write the report.
 
   report.py summary RUN_DIR          one line about one run (used by run.sh after each run)
-  report.py capcheck RUN_DIR MAX_MS  "ok ..." if a capacity step kept up, else "fail <why>"
+  report.py capcheck RUN_DIR MAX_LAG_MS MAX_P99_MS  "ok ..." if a capacity step kept up, else "fail <why>"
   report.py render RAW_DIR OUT.md    OUT.md, OUT.csv beside it and latency plots (SVG) in OUT/
 
 Standard library only (shared code: bench/lib/report.py). Every number
@@ -144,9 +144,11 @@ def summary(d):
 # ---------------------------------------------------------------------------
 
 
-def capcheck(d, max_lag_ms):
+def capcheck(d, max_lag_ms, max_p99_ms):
     r = load_run(d)
     why = []
+    if not r["p99_ms"] < max_p99_ms:
+        why.append(f"latency p99 {fmt(r['p99_ms'])} ms >= {max_p99_ms:g} ms (overloaded)")
     if not r["send_lag_p99_ms"] < max_lag_ms:
         why.append(f"generator send lag p99 {fmt(r['send_lag_p99_ms'])} ms >= {max_lag_ms:g} ms")
     for k in ("timeouts", "errors", "incomplete"):
@@ -411,8 +413,8 @@ def main(argv):
     try:
         if len(argv) == 3 and argv[1] == "summary":
             summary(argv[2])
-        elif len(argv) == 4 and argv[1] == "capcheck":
-            capcheck(argv[2], float(argv[3]))
+        elif len(argv) == 5 and argv[1] == "capcheck":
+            capcheck(argv[2], float(argv[3]), float(argv[4]))
         elif len(argv) == 4 and argv[1] == "render":
             render(argv[2], argv[3])
         else:

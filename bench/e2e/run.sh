@@ -36,6 +36,7 @@ CAP_WARMUP=5
 CAP_DURATION=10
 CAP_PCTS="50 75 90"
 MAX_LAG_MS=1
+CAP_MAX_P99_MS=100
 QUOTA=""
 QUOTA_PERIOD_US=100000
 CONNECTIONS=10000
@@ -72,13 +73,16 @@ usage: bench/e2e/run.sh --jdk DIR [options]
                        the report is then stamped "measured on a busy machine"
   --capacity           first find the server's capacity with the first variant: the highest
                        rate (from --cap-start, times --cap-factor per step) with generator
-                       send lag p99 < --max-lag-ms, no timeouts and achieved >= 98%; then
-                       run the pairs at --cap-pcts percent of it (instead of the two rates)
+                       send lag p99 < --max-lag-ms, latency p99 < --cap-max-p99-ms, no
+                       timeouts and achieved >= 98%; then run the pairs at --cap-pcts
+                       percent of it (instead of the two rates)
   --cap-start R        first rate of the capacity search (default: $CAP_START)
   --cap-factor F       rate step factor (default: $CAP_FACTOR)
   --cap-max R          highest rate tried (default: $CAP_MAX)
   --cap-warmup S / --cap-duration S   warmup / measured seconds of each step (default: $CAP_WARMUP / $CAP_DURATION)
   --cap-pcts "P ..."   percentages of the capacity to run at (default: "$CAP_PCTS")
+  --cap-max-p99-ms MS  a capacity step whose latency p99 reaches this is overloaded (default:
+                       $CAP_MAX_P99_MS; must be above --think-ms)
   --max-lag-ms MS      a cell whose generator send lag p99 exceeds this is invalid (default: $MAX_LAG_MS)
   --server-cpu-quota PCT  cap the server JVM at PCT% of one CPU with a cgroup v1 CPU quota
                        (/sys/fs/cgroup/cpu/<name>/cpu.cfs_quota_us; root); stated in the report
@@ -130,6 +134,7 @@ while [ $# -gt 0 ]; do
     --cap-duration) CAP_DURATION=${2:?}; shift 2 ;;
     --cap-pcts) CAP_PCTS=${2:?}; shift 2 ;;
     --max-lag-ms) MAX_LAG_MS=${2:?}; shift 2 ;;
+    --cap-max-p99-ms) CAP_MAX_P99_MS=${2:?}; shift 2 ;;
     --server-cpu-quota) QUOTA=${2:?}; shift 2 ;;
     --server-cpu-period) QUOTA_PERIOD_US=${2:?}; shift 2 ;;
     --connections) CONNECTIONS=${2:?}; shift 2 ;;
@@ -157,10 +162,12 @@ isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 [ -n "$JDK" ] || { usage >&2; die "--jdk is required (the JDK under test, e.g. build/<conf>/images/jdk)"; }
 for v in PAIRS CONNECTIONS POOL SERVER_CPU LOAD_CPU; do isint "${!v}" || die "--${v,,} must be a whole number, got '${!v}'"; done
-for v in SUSTAIN_RATE SATURATE_RATE WARMUP DURATION DRAIN TIMEOUT THINK_MS CAP_START CAP_FACTOR CAP_MAX CAP_WARMUP CAP_DURATION MAX_LAG_MS; do
+for v in SUSTAIN_RATE SATURATE_RATE WARMUP DURATION DRAIN TIMEOUT THINK_MS CAP_START CAP_FACTOR CAP_MAX CAP_WARMUP CAP_DURATION MAX_LAG_MS CAP_MAX_P99_MS; do
   isnum "${!v}" || die "${v,,} must be a number, got '${!v}'"
 done
 awk -v f="$CAP_FACTOR" 'BEGIN { exit !(f > 1) }' || die "--cap-factor must be above 1"
+awk -v m="$CAP_MAX_P99_MS" -v t="$THINK_MS" 'BEGIN { exit !(m > t) }' ||
+  die "--cap-max-p99-ms ($CAP_MAX_P99_MS) must be above the backend think time --think-ms ($THINK_MS): every request waits that long"
 for p in $CAP_PCTS; do isnum "$p" || die "--cap-pcts: '$p' is not a number"; done
 if [ -n "$QUOTA" ]; then
   isint "$QUOTA" && [ "$QUOTA" -ge 1 ] && [ "$QUOTA" -le 100 ] || die "--server-cpu-quota must be a whole percentage 1-100, got '$QUOTA'"
@@ -299,7 +306,7 @@ say "raw results: $RAW"
   echo "quick=$QUICK"
   echo "capacity=$CAPACITY"; echo "cap_pcts=$CAP_PCTS"; echo "max_lag_ms=$MAX_LAG_MS"
   echo "cap_start=$CAP_START"; echo "cap_factor=$CAP_FACTOR"; echo "cap_max=$CAP_MAX"
-  echo "cap_warmup=$CAP_WARMUP"; echo "cap_duration=$CAP_DURATION"
+  echo "cap_warmup=$CAP_WARMUP"; echo "cap_duration=$CAP_DURATION"; echo "cap_max_p99_ms=$CAP_MAX_P99_MS"
   echo "server_cpu_quota=$QUOTA"
   echo "server_cpu_period_us=$QUOTA_PERIOD_US"
 } > "$RAW/config.env"
@@ -488,13 +495,14 @@ run_one() {
 }
 
 # Capacity: the highest rate at which the first variant keeps generator send lag
-# p99 below --max-lag-ms, with no timeouts or errors and >= 98% achieved.
+# p99 below --max-lag-ms and latency p99 below --cap-max-p99-ms, with no
+# timeouts or errors and >= 98% achieved.
 if [ "$CAPACITY" = 1 ]; then
   base=${VARIANTS%% *} rate=$CAP_START cap=""
   say "capacity search with $base from $CAP_START req/s, x$CAP_FACTOR per step, up to $CAP_MAX"
   while awk -v r="$rate" -v m="$CAP_MAX" 'BEGIN { exit !(r <= m) }'; do
     run_one "$base" "$rate" 0 cap
-    verdict=$("$PY" "$HERE/report.py" capcheck "$LAST_DIR" "$MAX_LAG_MS") || die "could not read $LAST_DIR"
+    verdict=$("$PY" "$HERE/report.py" capcheck "$LAST_DIR" "$MAX_LAG_MS" "$CAP_MAX_P99_MS") || die "could not read $LAST_DIR"
     say "capacity step $rate req/s: $verdict"
     [ "${verdict%% *}" = ok ] || break
     cap=$rate

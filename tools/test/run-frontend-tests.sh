@@ -312,6 +312,16 @@ else
   echo "FAIL: guard: load1 9.50 between runs: want quiet after a run that ended at 10.00, busy after 5.00 or with no run recorded"; failed=$((failed + 1))
 fi
 
+# The capacity search's check of one step, on two steps of a real run
+# (2026-11-27): the overloaded one (p99 4 s, the backend answers in 30 ms)
+# achieved its rate, and passed before the latency bound.
+cap_fixture=$top/tools/test/fixtures/e2e-capacity
+capcheck_says() { python3 "$top/bench/e2e/report.py" capcheck "$cap_fixture/$1" 2 100 | grep -Eq -- "$2"; }
+expect_success "bench-e2e capacity step: an overloaded server (p99 4 s) fails" \
+  capcheck_says overloaded-4000 "^fail latency p99 3,975 ms >= 100 ms \\(overloaded\\)$"
+expect_success "bench-e2e capacity step: a server that kept up passes" \
+  capcheck_says kept-up-2200 "^ok \\(achieved 2,200, .* p99 43.6 ms"
+
 if [ -x "$T25/bin/javac" ]; then
   d=$(bench_scratch); jar=$d/fake-benchmarks.jar; : > "$jar"
   expect_failure "bench-poller (bench/micro/run.sh) refuses a busy machine" "$busy_msg" \
@@ -358,6 +368,9 @@ if [ -x "$T25/bin/javac" ]; then
   expect_failure "bench-e2e: a CPU quota period out of range" \
     "--server-cpu-period must be a whole number of microseconds 1000-1000000, got '500'" \
     "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --server-cpu-period 500
+  expect_failure "bench-e2e: a capacity latency bound under the backend's think time" \
+    "--cap-max-p99-ms \\(20\\) must be above the backend think time --think-ms \\(30\\)" \
+    "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --capacity --cap-max-p99-ms 20
   expect_failure "bench-e2e (bench/e2e/run.sh) refuses a busy machine" "$busy_msg" \
     "${busy_env[@]}" "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md"
   # past the guard, a --connections no machine here allows stops it before any JVM
