@@ -161,9 +161,10 @@ done
 isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 [ -n "$JDK" ] || { usage >&2; die "--jdk is required (the JDK under test, e.g. build/<conf>/images/jdk)"; }
-for v in PAIRS CONNECTIONS POOL SERVER_CPU LOAD_CPU; do isint "${!v}" || die "--${v,,} must be a whole number, got '${!v}'"; done
+option_of() { local o=${1,,}; echo "--${o//_/-}"; }   # CAP_START -> --cap-start
+for v in PAIRS CONNECTIONS POOL SERVER_CPU LOAD_CPU; do isint "${!v}" || die "$(option_of "$v") must be a whole number, got '${!v}'"; done
 for v in SUSTAIN_RATE SATURATE_RATE WARMUP DURATION DRAIN TIMEOUT THINK_MS CAP_START CAP_FACTOR CAP_MAX CAP_WARMUP CAP_DURATION MAX_LAG_MS CAP_MAX_P99_MS; do
-  isnum "${!v}" || die "${v,,} must be a number, got '${!v}'"
+  isnum "${!v}" || die "$(option_of "$v") must be a number, got '${!v}'"
 done
 awk -v f="$CAP_FACTOR" 'BEGIN { exit !(f > 1) }' || die "--cap-factor must be above 1"
 awk -v m="$CAP_MAX_P99_MS" -v t="$THINK_MS" 'BEGIN { exit !(m > t) }' ||

@@ -368,6 +368,10 @@ if [ -x "$T25/bin/javac" ]; then
   expect_failure "bench-e2e: a CPU quota period out of range" \
     "--server-cpu-period must be a whole number of microseconds 1000-1000000, got '500'" \
     "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --server-cpu-period 500
+  expect_failure "bench-e2e: a bad number names its option" "--cap-start must be a number, got 'abc'" \
+    "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --cap-start abc
+  expect_failure "bench-e2e: a bad whole number names its option" "--server-cpu must be a whole number, got '0.5'" \
+    "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --server-cpu 0.5
   expect_failure "bench-e2e: a capacity latency bound under the backend's think time" \
     "--cap-max-p99-ms \\(20\\) must be above the backend think time --think-ms \\(30\\)" \
     "$d/bench/e2e/run.sh" --jdk "$T25" --out "$d/e2e.md" --capacity --cap-max-p99-ms 20
