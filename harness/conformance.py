@@ -102,7 +102,9 @@ fail with it off too, machine info, 'java -version' and the jtreg commands.
   --record DIR           copy each completed run to DIR (its summary, exit status,
                          time and the .jtr of each failure), and with --resume
                          keep a run from DIR when the work directory has none: a
-                         run spread over fresh clones (commit DIR between them)
+                         run spread over fresh clones (commit DIR between them),
+                         in any directory (the clone's, image's, tree's and
+                         jtreg's paths in a command compare by name)
   --image-id ID          what --resume compares instead of a hash of the image's
                          java -version, modules and libraries: an image rebuilt
                          from the same patch series on a fresh machine is not the
@@ -376,12 +378,22 @@ def rerun_sets(failures):
     return {k: sorted(v) for k, v in sets.items()}
 
 
-def resume_state(d, command, image):
-    """'keep': d holds a completed run of command made with image; 'stale':
-    with another image; None: no completed run of it (one killed by a signal,
-    exit status 128 + signal, did not complete)."""
+def command_key(command, paths):
+    """command with each of paths (absolute path -> name) replaced by its name,
+    longest first: the same run from a clone in another directory has the same key."""
+    for p in sorted(paths, key=len, reverse=True):
+        command = command.replace(p, paths[p])
+    return command
+
+
+def resume_state(d, command, key, image):
+    """'keep': d holds a completed run of command (of its key, if d has one)
+    made with image; 'stale': with another image; None: no completed run of it
+    (one killed by a signal, exit status 128 + signal, did not complete)."""
     try:
-        if int((d / 'rc').read_text()) >= 128 or (d / 'command.txt').read_text().rstrip('\n') != command:
+        recorded, same = ((d / 'command-key.txt', key) if (d / 'command-key.txt').is_file()
+                          else (d / 'command.txt', command))
+        if int((d / 'rc').read_text()) >= 128 or recorded.read_text().rstrip('\n') != same:
             return None
     except (OSError, ValueError):
         return None
@@ -389,7 +401,7 @@ def resume_state(d, command, image):
     return 'keep' if image_txt.is_file() and image_txt.read_text().rstrip('\n') == image else 'stale'
 
 
-RECORD_FILES = ['command.txt', 'image.txt', 'rc', 'seconds', 'finished', 'JTreport/text/summary.txt']
+RECORD_FILES = ['command.txt', 'command-key.txt', 'image.txt', 'rc', 'seconds', 'finished', 'JTreport/text/summary.txt']
 JTR_KEEP = 256 * 1024   # a recorded .jtr keeps its first and last JTR_KEEP / 2 bytes
 
 
@@ -545,6 +557,8 @@ class Conformance:
         self.deadline = None if o.stop_after is None else time.time() + 60 * int(o.stop_after)
         self.native_built, self.native_failed, self.own_files, self.self_set = [], [], [], []
         self.image = 'dry-run'
+        self.path_names = {str(self.work): '<work>', str(o.jdk): '<jdk>', str(o.src): '<src>',
+                           str(o.jtreg): '<jtreg>', str(TOP): '<repo>'}
 
     def excludes(self, factory):
         """jtreg's exclude lists: every run's (upstream's and ET-JDK's problem lists,
@@ -608,9 +622,11 @@ class Conformance:
         """Runs a jtreg command in d, or keeps a completed run of it (--resume);
         True if d then holds a completed run."""
         command = quote(cmd)
-        state = resume_state(d, command, self.image) if self.o.resume else None
+        key = command_key(command, self.path_names)
+        state = resume_state(d, command, key, self.image) if self.o.resume else None
         recorded = self.o.record and self.o.record / d.relative_to(self.work)
-        if self.o.resume and recorded and state != 'keep' and resume_state(recorded, command, self.image) == 'keep':
+        if (self.o.resume and recorded and state != 'keep'
+                and resume_state(recorded, command, key, self.image) == 'keep'):
             say(f'  restoring the recorded run {recorded}')
             shutil.rmtree(d, ignore_errors=True)
             shutil.copytree(recorded, d)
@@ -630,6 +646,7 @@ class Conformance:
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
         (d / 'command.txt').write_text(command + '\n')
+        (d / 'command-key.txt').write_text(key + '\n')
         (d / 'image.txt').write_text(self.image + '\n')
         start = time.time()
         with open(d / 'jtreg.log', 'w') as log:

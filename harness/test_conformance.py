@@ -381,16 +381,24 @@ class ResultsTest(unittest.TestCase):
     def test_resume_state(self):
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)
-            self.assertIsNone(cf.resume_state(d, 'cmd', 'img'))              # never ran
+            self.assertIsNone(cf.resume_state(d, 'cmd', 'key', 'img'))       # never ran
             (d / 'command.txt').write_text('cmd\n')
             (d / 'image.txt').write_text('img\n')
-            self.assertIsNone(cf.resume_state(d, 'cmd', 'img'))              # did not complete: no rc
+            self.assertIsNone(cf.resume_state(d, 'cmd', 'key', 'img'))       # did not complete: no rc
             (d / 'rc').write_text('3\n')
-            self.assertEqual(cf.resume_state(d, 'cmd', 'img'), 'keep')       # failures complete a run
-            self.assertEqual(cf.resume_state(d, 'cmd', 'other'), 'stale')
-            self.assertIsNone(cf.resume_state(d, 'cmd -conc:4', 'img'))      # another command
+            self.assertEqual(cf.resume_state(d, 'cmd', 'key', 'img'), 'keep')  # failures complete a run
+            self.assertEqual(cf.resume_state(d, 'cmd', 'key', 'other'), 'stale')
+            self.assertIsNone(cf.resume_state(d, 'cmd -conc:4', 'key', 'img'))  # another command
+            (d / 'command-key.txt').write_text('key\n')                   # a run that has a key: the key counts
+            self.assertEqual(cf.resume_state(d, 'cmd elsewhere', 'key', 'img'), 'keep')
+            self.assertIsNone(cf.resume_state(d, 'cmd', 'key -conc:4', 'img'))
             (d / 'rc').write_text('137\n')
-            self.assertIsNone(cf.resume_state(d, 'cmd', 'img'))              # killed
+            self.assertIsNone(cf.resume_state(d, 'cmd', 'key', 'img'))       # killed
+
+    def test_command_key(self):
+        paths = {'/r': '<repo>', '/r/build/w': '<work>', '/c/jtreg': '<jtreg>'}
+        self.assertEqual(cf.command_key('/c/jtreg/bin/jtreg -w:/r/build/w/x -exclude:/r/test/pl.txt', paths),
+                         '<jtreg>/bin/jtreg -w:<work>/x -exclude:<repo>/test/pl.txt')
 
     def test_image_id(self):
         with tempfile.TemporaryDirectory() as d:
@@ -563,6 +571,13 @@ class EndToEndTest(Fixture):
         self.assertIn('BUG', self.report())
         self.assertIn('A.jtr`', self.report())
         self.assertRegex(self.report(), r'The 2 group/config runs below finished between 20\d\d-.* UTC and ')
+        t = self.tmp                                                       # a clone in another directory
+        for x in ('jdk', 'jtreg', 'tree'):
+            shutil.copytree(t / x, t / 'elsewhere' / x, symlinks=True)
+        rc, out = self.run_tool(*args, '--work', str(t / 'elsewhere/work'), '--jdk', str(t / 'elsewhere/jdk'),
+                                '--jtreg', str(t / 'elsewhere/jtreg'), '--src', str(t / 'elsewhere/tree'))
+        self.assertEqual((rc, len(self.jtreg_calls())), (2, 4))            # restored, not run again
+        self.assertEqual(out.count('restoring the recorded run'), 4)
         shutil.rmtree(self.tmp / 'work')
         self.run_tool(*args[:-1], 'series:2')                              # another series: run again
         self.assertEqual(len(self.jtreg_calls()), 8)
