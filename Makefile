@@ -125,9 +125,12 @@ bench-apps: configured
 # doc/results/conformance/ under the committed series' id (an image rebuilt
 # from the same patches/, src/ and upstream.conf counts as the same image), so
 # that '--resume' in a fresh clone of a commit holding the record runs only the
-# rest; '--stop-after MIN' starts no run after MIN minutes.
-SERIES_ID = $(shell cd $(TOP) && git diff --quiet HEAD -- patches src upstream.conf 2>/dev/null && \
-	git rev-parse HEAD:patches HEAD:src HEAD:upstream.conf | sha256sum | cut -c1-12)
+# rest; '--stop-after MIN' starts no run after MIN minutes. patches/experiments/
+# (mutants, experiments) does not go into the image, so not into the id either.
+SERIES_ID = $(shell cd $(TOP) && \
+	git diff --quiet HEAD -- patches src upstream.conf ':!patches/experiments' 2>/dev/null && \
+	git ls-tree -r HEAD -- patches src upstream.conf | grep -v '	patches/experiments/' | \
+	sha256sum | cut -c1-12)
 
 conformance: configured
 	@$(TOP)/tools/patch-status.sh >/dev/null || { echo "make conformance: build/src and the repo disagree (see make patch-status); the run would not be the committed series'" >&2; exit 1; }
