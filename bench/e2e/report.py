@@ -268,7 +268,8 @@ def render(raw, out):
         w("## Capacity")
         w("")
         w(f"Capacity = the highest rate at which {names[0]} kept generator send lag p99 < {max_lag:g} ms, "
-          "with no timeouts, errors or incomplete requests and ≥ 98% of the rate achieved; rates stepped "
+          + (f"and latency p99 < {float(cfg['cap_max_p99_ms']):g} ms, " if cfg.get('cap_max_p99_ms') else "")
+          + "with no timeouts, errors or incomplete requests and ≥ 98% of the rate achieved; rates stepped "
           f"×{cfg.get('cap_factor', '?')} from {cfg.get('cap_start', '?')} req/s, each step "
           f"{cfg.get('cap_warmup', '?')} s warmup + {cfg.get('cap_duration', '?')} s measured. "
           f"**Capacity: {float(cfg['capacity_rate']):,.0f} req/s**; the pairs ran at "
