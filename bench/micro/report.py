@@ -47,6 +47,12 @@ POLLER_LOOP_FRAME = re.compile(
     r"|^sun/nio/ch/EPollPoller\.poll(_\[.\])?$")
 
 
+
+def own_poller_mode(opts):
+    """The jdk.pollerMode a variant's own options set (the last one wins), or None."""
+    found = re.findall(r"-Djdk\.pollerMode=(\S+)", opts or "")
+    return found[-1] if found else None
+
 def die(msg):
     sys.exit("bench/micro/report.py: error: " + msg)
 
@@ -151,7 +157,9 @@ def main():
              f"{cfg['servers']} one-thread `Selector` server(s) in the same JVM (platform threads, "
              f"blocking `select(timeout)`), so only the clients use the virtual-thread poller.")
     L.append(f"- Variants: " + ", ".join(f"{v['name']} = `{v['opts']}`" for v in variants)
-             + f", each with `-Djdk.pollerMode=M` and `-Djdk.virtualThreadScheduler.parallelism=P`. "
+             + f", each with `-Djdk.pollerMode=M` and `-Djdk.virtualThreadScheduler.parallelism=P`"
+             " before the variant's options, so a variant's own `-Djdk.pollerMode` wins (the"
+             " section headings then say which mode that variant ran in). "
              f"Extra JVM options: `{cfg['jvm_args'] or 'none'}`.")
     L.append(f"- Alternation: {cfg['pairs']} pair(s) per configuration. Within a pair the variants run "
              f"back to back, first for throughput, then for counts; the pairs are spread over the "
@@ -179,7 +187,10 @@ def main():
     for transport in transports:
         for mode in modes:
             for par in pars:
-                L += [f"### transport={transport}, pollerMode={mode}, parallelism={par}", ""]
+                own = [f"{v['name']} ran in mode {m}" for v in variants
+                       if (m := own_poller_mode(v['opts'])) is not None and m != str(mode)]
+                L += [f"### transport={transport}, pollerMode={mode}, parallelism={par}"
+                      + (f" ({', '.join(own)}: its own option)" if own else ""), ""]
                 L += R.stamp_lines(meta)
                 head = ["readSize", "variant", "ops/s", "JMH error"] + [c[1] for c in count_cols] + ["B/op"]
                 L.append("| " + " | ".join(head) + " |")

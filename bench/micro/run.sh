@@ -294,7 +294,10 @@ run_jmh() {
   run_no=$(( run_no + 1 ))
   local psi0 t0 t1 psi1
   psi0=$(guard_psi_total); t0=$(date +%s.%N)
-  note "[$run_no/$runs_total] $kind $variant pollerMode=$mode parallelism=$par pair $pair"
+  local ran_mode=$mode own
+  own=$(grep -o -- '-Djdk.pollerMode=[^ ]*' <<<"$(variant_opts "$variant")" | tail -n 1) || true
+  [[ -n $own ]] && ran_mode="${own#-Djdk.pollerMode=} (the variant's own)"
+  note "[$run_no/$runs_total] $kind $variant pollerMode=$ran_mode parallelism=$par pair $pair"
   local rc=0
   (cd "$raw" && "${cmd[@]}") >"$raw/logs/$id.log" 2>&1 || rc=$?
   if (( rc != 0 )) || [[ ! -s $raw/json/$id.json ]]; then

@@ -463,10 +463,11 @@ FAKE
     chmod +x "$fj/bin/java"
     expect_success "bench-poller runs end to end (fake JMH, three variants)" \
       "${quiet_env[@]}" "$d/bench/micro/run.sh" --jdk "$fj" --jar "$fj/benchmarks.jar" --async-profiler "$fj/libasyncProfiler.so" \
-      --pairs 1 --modes 2 --parallelism 1,2 --sizes 1,64 --variant A=-Da --variant B=-Db --variant C=-Dc --out "$d/micro.md"
+      --pairs 1 --modes 2 --parallelism 1,2 --sizes 1,64 --variant A=-Da --variant B=-Db --variant C='-Dc -Djdk.pollerMode=4' --out "$d/micro.md"
     grep -q "| 64 | C ÷ A | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" "$d/micro.md" 2>/dev/null &&
+      grep -q "^### transport=socket, pollerMode=2, parallelism=1 (C ran in mode 4: its own option)$" "$d/micro.md" &&
       [ -f "$d/micro.csv" ] && [ -f "$d/micro/ops-vs-parallelism-socket-mode2.svg" ] && [ -f "$d/micro/profiles/C-m2-p1.collapsed.gz" ] &&
-      { echo "PASS: bench-poller page: ratio rows, CSV, plots, one profile per variant"; passed=$((passed + 1)); } ||
+      { echo "PASS: bench-poller page: ratio rows, a variant's own mode in its headings, CSV, plots, one profile per variant"; passed=$((passed + 1)); } ||
       { echo "FAIL: bench-poller page $d/micro.md or its CSV, plots and profiles"; failed=$((failed + 1)); }
     # bench-apps end to end: servers that do not start are reported and torn down,
     # and an interrupted run leaves no process, temporary directory or port
