@@ -22,8 +22,8 @@
  * @summary Carrier polling (jdk.pollerMode=4): a carrier that exits (trimmed after
  *     the pool's keep-alive of 30 s) takes neither the poller nor registrations with
  *     it. Readers registered before and while the pool ran a spare carrier are
- *     polled, by a blocking poll of the carrier that is left, after the spare's
- *     compensated block ended and one of the two carriers exited
+ *     polled by the carrier that is left, which then blocks in the poller again,
+ *     after the compensated block ended and one of the two carriers exited
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -47,15 +47,18 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 public class CarrierPollingCarrierExit {
     // a wait that ends here is a hang: the message says what did not happen
     private static final long WATCHDOG_SECONDS = 60;
-    // the default scheduler's keep-alive is 30 s: a spare carrier exits after that
+    // the default scheduler's keep-alive is 30 s: the carrier that is not in the
+    // poller exits after that
     private static final long TRIM_WATCHDOG_SECONDS = 150;
     private static final int READERS_PER_PHASE = 4;
 
@@ -81,8 +84,11 @@ public class CarrierPollingCarrierExit {
                     + " only carrier blocks reading a process's output");
             awaitPollerState("BLOCKING", "the spare carrier to block in the poller");
 
-            // readers registered while the spare runs
+            // readers registered while the spare runs; it then goes idle (last, as
+            // the other carrier is blocked) and blocks in the poller again
             startReaders(readers, "while the spare runs");
+            awaitPollerState("BLOCKING", "the spare to block in the poller again after"
+                    + " the readers it ran parked");
 
             cat.getOutputStream().write(5);
             cat.getOutputStream().flush();
@@ -95,6 +101,7 @@ public class CarrierPollingCarrierExit {
             // the keep-alive ends and exits
             awaitCarriers(1, TRIM_WATCHDOG_SECONDS, "one of the two carriers to exit"
                     + " after the pool's keep-alive (30 s)");
+            Set<Thread> left = carrierThreads();
             String before = awaitPollerState("BLOCKING",
                     "the carrier left to block in the poller after the other exited");
             long blockingPolls = counter(before, "blocking polls");
@@ -113,8 +120,12 @@ public class CarrierPollingCarrierExit {
                             + r.readValue.get() + ", expected " + r.value);
                 }
             }
-            // the carrier left polled them and blocks again
+            // the carrier left polled them and blocks again; no carrier was started
             String after = awaitBlockingPollsAbove(blockingPolls);
+            if (!carrierThreads().equals(left)) {
+                throw new RuntimeException("the carriers changed while the readers were"
+                        + " polled: " + left + " before, " + carrierThreads() + " after");
+            }
             System.out.println("a carrier exited; " + readers.size() + " readers polled by"
                     + " the carrier left (watchdog polls " + watchdogPolls + " -> "
                     + counter(after, "watchdog polls") + "); read pollers: " + after);
@@ -170,23 +181,35 @@ public class CarrierPollingCarrierExit {
         }
     }
 
-    /** The number of live carriers of the default scheduler. */
-    static long carriers() {
+    /** The live carriers of the default scheduler. */
+    static Set<Thread> carrierThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("ForkJoinPool-")
                         && t.getName().contains("-worker-"))
-                .count();
+                .collect(Collectors.toSet());
     }
 
+    static long carriers() {
+        return carrierThreads().size();
+    }
+
+    /**
+     * Waits while the pool has fewer (n = 2) or more (n = 1) carriers than n, then
+     * checks that it has n.
+     */
     static void awaitCarriers(int n, long seconds, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (carriers() != n) {
+        long c;
+        while ((n > 1) ? (c = carriers()) < n : (c = carriers()) > n) {
             if (System.nanoTime() > deadline) {
                 throw new RuntimeException("waited " + seconds + " s for " + what + ": "
-                        + carriers() + " carriers, expected " + n + "; read pollers: "
+                        + c + " carriers, expected " + n + "; read pollers: "
                         + sun.nio.ch.Poller.readPollers());
             }
-            Thread.sleep(10);  // polling the thread count, not synchronising
+            Thread.sleep(100);  // polling the thread count, not synchronising
+        }
+        if (c != n) {
+            throw new RuntimeException(what + ": " + c + " carriers, expected " + n);
         }
     }
 
