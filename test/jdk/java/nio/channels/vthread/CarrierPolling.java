@@ -101,15 +101,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import etjdk.poller.YieldersInTurn;
+import etjdk.poller.CarrierPollerWaits;
+import static etjdk.poller.CarrierPollerWaits.*;
 import jdk.test.lib.thread.VThreadPinner;
 
 public class CarrierPolling {
-    // a wait that ends here is a hang: the message says what did not happen
-    private static final long WATCHDOG_SECONDS = 60;
     private static final int SUBMIT_ITERATIONS = Integer.getInteger("iterations", 20_000);
     private static final int SLEEP_ITERATIONS = 500;
     // 50 us by default; one-shot registrations are not counted, so they never spin
@@ -1279,31 +1277,6 @@ public class CarrierPolling {
                 + " was blocked in a compensated read");
     }
 
-    /** The number of live carriers of the default scheduler. */
-    static long carriers() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("ForkJoinPool-")
-                        && t.getName().contains("-worker-"))
-                .count();
-    }
-
-    /**
-     * Waits until the idle carriers' poller is in the given state; returns its
-     * counters then.
-     */
-    static String awaitPollerState(String state, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-        String text;
-        while (!(text = sun.nio.ch.Poller.readPollers().toString()).contains("state = " + state)) {
-            if (System.nanoTime() > deadline) {
-                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                        + "; read pollers: " + text);
-            }
-            Thread.sleep(1);  // polling the state, not synchronising
-        }
-        return text;
-    }
-
     /**
      * Echo over many connections, every byte checked.
      */
@@ -1385,7 +1358,7 @@ public class CarrierPolling {
         }
 
         void join(String where) throws InterruptedException {
-            CarrierPolling.join(thread, "the spinner to end (" + where + ")");
+            CarrierPollerWaits.join(thread, "the spinner to end (" + where + ")");
         }
     }
 
@@ -1445,24 +1418,6 @@ public class CarrierPolling {
         return true;
     }
 
-    static void awaitParked(Thread t, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-        while (t.getState() != Thread.State.WAITING) {
-            if (System.nanoTime() > deadline) {
-                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                        + ", state " + t.getState());
-            }
-            Thread.sleep(1);  // polling the state, not synchronising
-        }
-    }
-
-    static void join(Thread t, String what) throws InterruptedException {
-        if (!t.join(java.time.Duration.ofSeconds(WATCHDOG_SECONDS))) {
-            throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                    + "; read pollers: " + sun.nio.ch.Poller.readPollers());
-        }
-    }
-
     static long watchdogPolls() {
         return counter(sun.nio.ch.Poller.readPollers().toString(), "watchdog polls");
     }
@@ -1502,13 +1457,5 @@ public class CarrierPolling {
 
     static long watchdogDeferrals() {
         return counter(sun.nio.ch.Poller.readPollers().toString(), "watchdog deferrals");
-    }
-
-    static long counter(String text, String name) {
-        Matcher m = Pattern.compile(Pattern.quote(name) + " = (\\d+)").matcher(text);
-        if (!m.find()) {
-            throw new RuntimeException("no counter '" + name + "' in " + text);
-        }
-        return Long.parseLong(m.group(1));
     }
 }

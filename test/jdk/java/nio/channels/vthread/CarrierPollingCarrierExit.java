@@ -25,6 +25,7 @@
  *     polled by the carrier that is left, which then blocks in the poller again,
  *     after the compensated block ended and one of the two carriers exited
  * @requires os.family == "linux" & vm.continuations
+ * @library lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingCarrierExit
@@ -33,6 +34,7 @@
 /*
  * @test id=mode4-oneshot
  * @requires os.family == "linux" & vm.continuations
+ * @library lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerEdgeTriggered=false
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingCarrierExit
@@ -44,19 +46,16 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import static etjdk.poller.CarrierPollerWaits.*;
+
 public class CarrierPollingCarrierExit {
-    // a wait that ends here is a hang: the message says what did not happen
-    private static final long WATCHDOG_SECONDS = 60;
     // the default scheduler's keep-alive is 30 s: the carrier that is not in the
     // poller exits after that
     private static final long TRIM_WATCHDOG_SECONDS = 150;
@@ -189,10 +188,6 @@ public class CarrierPollingCarrierExit {
                 .collect(Collectors.toSet());
     }
 
-    static long carriers() {
-        return carrierThreads().size();
-    }
-
     /**
      * Waits while the pool has fewer (n = 2) or more (n = 1) carriers than n, then
      * checks that it has n.
@@ -213,19 +208,6 @@ public class CarrierPollingCarrierExit {
         }
     }
 
-    static String awaitPollerState(String state, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-        String text;
-        while (!(text = sun.nio.ch.Poller.readPollers().toString()).contains("state = " + state)) {
-            if (System.nanoTime() > deadline) {
-                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                        + "; read pollers: " + text);
-            }
-            Thread.sleep(1);  // polling the state, not synchronising
-        }
-        return text;
-    }
-
     static String awaitBlockingPollsAbove(long blockingPolls) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         String text;
@@ -239,31 +221,5 @@ public class CarrierPollingCarrierExit {
             Thread.sleep(1);  // polling a counter, not synchronising
         }
         return text;
-    }
-
-    static void awaitParked(Thread t, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-        while (t.getState() != Thread.State.WAITING) {
-            if (System.nanoTime() > deadline) {
-                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                        + ", state " + t.getState());
-            }
-            Thread.sleep(1);  // polling the state, not synchronising
-        }
-    }
-
-    static void join(Thread t, String what) throws InterruptedException {
-        if (!t.join(Duration.ofSeconds(WATCHDOG_SECONDS))) {
-            throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
-                    + "; read pollers: " + sun.nio.ch.Poller.readPollers());
-        }
-    }
-
-    static long counter(String text, String name) {
-        Matcher m = Pattern.compile(Pattern.quote(name) + " = (\\d+)").matcher(text);
-        if (!m.find()) {
-            throw new RuntimeException("no counter '" + name + "' in " + text);
-        }
-        return Long.parseLong(m.group(1));
     }
 }
