@@ -51,7 +51,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 
 import static etjdk.poller.CarrierPollerWaits.*;
 
@@ -177,34 +176,6 @@ public class CarrierPollingCarrierExit {
         public void close() throws IOException {
             channel.close();
             peer.close();
-        }
-    }
-
-    /** The live carriers of the default scheduler. */
-    static Set<Thread> carrierThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("ForkJoinPool-")
-                        && t.getName().contains("-worker-"))
-                .collect(Collectors.toSet());
-    }
-
-    /**
-     * Waits while the pool has fewer (n = 2) or more (n = 1) carriers than n, then
-     * checks that it has n.
-     */
-    static void awaitCarriers(int n, long seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        long c;
-        while ((n > 1) ? (c = carriers()) < n : (c = carriers()) > n) {
-            if (System.nanoTime() > deadline) {
-                throw new RuntimeException("waited " + seconds + " s for " + what + ": "
-                        + c + " carriers, expected " + n + "; read pollers: "
-                        + sun.nio.ch.Poller.readPollers());
-            }
-            Thread.sleep(100);  // polling the thread count, not synchronising
-        }
-        if (c != n) {
-            throw new RuntimeException(what + ": " + c + " carriers, expected " + n);
         }
     }
 

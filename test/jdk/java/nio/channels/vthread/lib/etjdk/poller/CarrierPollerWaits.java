@@ -19,9 +19,12 @@
 package etjdk.poller;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Bounded waits of the carrier-polling tests (jdk.pollerMode=4). A wait that runs
@@ -39,12 +42,51 @@ public final class CarrierPollerWaits {
         return sun.nio.ch.Poller.readPollers().toString();
     }
 
-    /** The number of live carriers of the default scheduler. */
-    public static long carriers() {
+    /** The live carriers of the default scheduler. */
+    public static Set<Thread> carrierThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("ForkJoinPool-")
                         && t.getName().contains("-worker-"))
-                .count();
+                .collect(Collectors.toSet());
+    }
+
+    /** The number of live carriers of the default scheduler. */
+    public static long carriers() {
+        return carrierThreads().size();
+    }
+
+    /**
+     * Waits while the pool has fewer (n > 1) or more (n = 1) carriers than n, then
+     * checks that it has n.
+     */
+    public static void awaitCarriers(int n, long seconds, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        long c;
+        while ((n > 1) ? (c = carriers()) < n : (c = carriers()) > n) {
+            if (System.nanoTime() > deadline) {
+                throw new RuntimeException("waited " + seconds + " s for " + what + ": "
+                        + c + " carriers, expected " + n + "; read pollers: "
+                        + readPollers());
+            }
+            Thread.sleep(100);  // polling the thread count, not synchronising
+        }
+        if (c != n) {
+            throw new RuntimeException(what + ": " + c + " carriers, expected " + n);
+        }
+    }
+
+    /** Waits until the condition holds; the text says what was waited for. */
+    public static void await(BooleanSupplier condition, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
+                        + "; read pollers: " + readPollers());
+            }
+            Thread.sleep(10);  // polling the condition, not synchronising
+        }
     }
 
     /**
