@@ -19,13 +19,14 @@
 
 /*
  * @test id=mode4-p3
- * @summary Carrier polling (jdk.pollerMode=4): every parked carrier times out at the
- *     pool's keep-alive (30 s), also one that went idle while another carrier was
- *     active; the carrier that goes idle last usually blocks in the poller and never
- *     times out, so the trim cannot wait for it. Three carriers: one blocks in the
- *     poller while two run spinning virtual threads; the spinners end 2 s apart;
- *     each carrier that parks must park with a deadline, also the first one after it
- *     times out while not on top of the idle stack, and both must exit
+ * @summary Carrier polling (jdk.pollerMode=4): a carrier that goes idle while another
+ *     is active parks with a deadline, and times out at the pool's keep-alive (30 s);
+ *     upstream starts the trim from the carrier that goes idle last, which in mode 4
+ *     may block in the poller instead and never time out. Three carriers: one blocks
+ *     in the poller while two run spinning virtual threads; the spinners end 2 s
+ *     apart; each carrier that parks must park with a deadline, also the first after
+ *     it times out while not on top of the idle stack; neither may exit within 20 s
+ *     of the first park, and both must exit
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
  * @library lib
@@ -51,6 +52,8 @@ import static etjdk.poller.CarrierPollerWaits.*;
 public class CarrierPollingTrim {
     // the default scheduler's keep-alive is 30 s
     private static final long TRIM_WATCHDOG_SECONDS = 150;
+    // a parked carrier that exits sooner after it parked did not wait the keep-alive
+    private static final long TRIM_EARLIEST_SECONDS = 20;
     // how much later the second carrier goes idle than the first
     private static final long GAP_SECONDS = 2;
 
@@ -89,20 +92,27 @@ public class CarrierPollingTrim {
             stop2.set(System.nanoTime());
             join(spinner2, "spinner 2 to end");
             checkParkedWithDeadline(1, "went idle while another carrier was active");
+            long firstParked = System.nanoTime();
 
-            // the other goes idle last, with the poller still held, on top of the idle
-            // stack; it spins 2 s longer, so that the first one's keep-alive ends 2 s
-            // before its own, while it is not on top
+            // spinner 1's goes idle 2 s later, on top of the idle stack, so that the
+            // first one's keep-alive ends 2 s before its own, while it is not on top
             stop1.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(GAP_SECONDS));
             join(spinner1, "spinner 1 to end");
             checkParkedWithDeadline(2, "went idle last");
 
             // until both have exited, none may park without a deadline: the first one
             // to time out is not on top, and must wait another keep-alive
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TRIM_WATCHDOG_SECONDS);
+            long deadline = firstParked + TimeUnit.SECONDS.toNanos(TRIM_WATCHDOG_SECONDS);
             while (carriers() > 1) {
                 checkNoneParkedWithoutDeadline("timed out while not on top of the idle stack");
-                if (System.nanoTime() > deadline) {
+                long now = System.nanoTime();
+                if (carriers() < 3 && now - firstParked
+                        < TimeUnit.SECONDS.toNanos(TRIM_EARLIEST_SECONDS)) {
+                    throw new RuntimeException("a parked carrier exited "
+                            + TimeUnit.NANOSECONDS.toMillis(now - firstParked) + " ms after the"
+                            + " first parked, before the keep-alive (30 s): " + describe());
+                }
+                if (now > deadline) {
                     throw new RuntimeException("waited " + TRIM_WATCHDOG_SECONDS + " s for the"
                             + " two parked carriers to exit after the keep-alive (30 s): "
                             + describe());
@@ -114,39 +124,54 @@ public class CarrierPollingTrim {
             }
             peer.write(ByteBuffer.wrap(new byte[] { 1 }));
             join(reader, "the reader to read its byte after two carriers exited");
-            System.out.println("two parked carriers timed out and exited: " + describe());
+            System.out.println("two parked carriers timed out and exited "
+                    + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - firstParked)
+                    + " s after the first parked: " + describe());
         }
     }
 
-    /** Starts a virtual thread that spins until System.nanoTime() passes stopAt. */
+    /** Spins until System.nanoTime() passes stopAt. */
+    private static void spin(AtomicLong stopAt) {
+        while (System.nanoTime() - stopAt.get() < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
     private static Thread startSpinner(CountDownLatch started, AtomicLong stopAt) {
         return Thread.ofVirtual().start(() -> {
             started.countDown();
-            while (System.nanoTime() - stopAt.get() < 0) {
-                Thread.onSpinWait();
-            }
+            spin(stopAt);
         });
     }
 
     /**
      * Waits until n carriers are parked in the pool (in awaitWork, not in the
-     * poller), then checks that each is parked with a deadline (TIMED_WAITING): a
-     * carrier parked without one (WAITING) is trimmed only if the carrier above it
-     * on the idle stack times out.
+     * poller), then checks that none has exited and none is parked without a
+     * deadline.
      */
     private static void checkParkedWithDeadline(int n, String what) throws InterruptedException {
         try {
-            await(() -> parkedCarriers().size() == n, n + " carrier(s) to park after the"
-                    + " last " + what);
+            await(() -> parkedCarriers().size() == n || carriers() < 3, n + " carrier(s) to"
+                    + " park after the last " + what);
         } catch (RuntimeException e) {
             throw new RuntimeException(e.getMessage() + "; " + describe(), e);
+        }
+        if (carriers() < 3) {
+            throw new RuntimeException("a carrier exited as soon as it parked, before the"
+                    + " keep-alive (30 s), after the last " + what + ": " + describe());
         }
         checkNoneParkedWithoutDeadline(what);
     }
 
+    /**
+     * A carrier parked without a deadline (WAITING, before and after its stack is
+     * taken) is trimmed only if the trim of a carrier above it on the idle stack
+     * cascades down to it.
+     */
     private static void checkNoneParkedWithoutDeadline(String what) {
-        for (Thread t : parkedCarriers()) {
-            if (t.getState() == Thread.State.WAITING) {
+        for (Thread t : carrierThreads()) {
+            if (t.getState() == Thread.State.WAITING && parked(t)
+                    && t.getState() == Thread.State.WAITING) {
                 throw new RuntimeException("the carrier that " + what + " parked without a"
                         + " keep-alive deadline (WAITING) while a carrier blocks in the poller: "
                         + describe());
@@ -164,11 +189,18 @@ public class CarrierPollingTrim {
         return inFrame(t, "awaitIO");
     }
 
+    /** In awaitWork, not in the poller (one stack). */
+    private static boolean parked(Thread t) {
+        var frames = Arrays.stream(t.getStackTrace())
+                .filter(f -> f.getClassName().equals("java.util.concurrent.ForkJoinPool"))
+                .map(StackTraceElement::getMethodName)
+                .collect(Collectors.toSet());
+        return frames.contains("awaitWork") && !frames.contains("awaitIO");
+    }
+
     private static List<Thread> parkedCarriers() {
         return carrierThreads().stream()
-                .filter(t -> (t.getState() == Thread.State.WAITING
-                        || t.getState() == Thread.State.TIMED_WAITING)
-                        && inFrame(t, "awaitWork") && !inPoller(t))
+                .filter(t -> t.getState() != Thread.State.RUNNABLE && parked(t))
                 .collect(Collectors.toList());
     }
 
@@ -180,8 +212,7 @@ public class CarrierPollingTrim {
     private static String describe() {
         return carrierThreads().stream()
                 .map(t -> t.getName() + " " + t.getState()
-                        + (inPoller(t) ? " (in the poller)"
-                                : inFrame(t, "awaitWork") ? " (parked)" : ""))
+                        + (inPoller(t) ? " (in the poller)" : parked(t) ? " (parked)" : ""))
                 .collect(Collectors.joining(", ", "carriers [", "]"));
     }
 }
