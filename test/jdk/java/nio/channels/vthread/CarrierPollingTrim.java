@@ -19,14 +19,15 @@
 
 /*
  * @test id=mode4-p3
- * @summary Carrier polling (jdk.pollerMode=4): a carrier that goes idle while another
- *     is active parks with a deadline, and times out at the pool's keep-alive (30 s);
- *     upstream starts the trim from the carrier that goes idle last, which in mode 4
- *     may block in the poller instead and never time out. Three carriers: one blocks
- *     in the poller while two run spinning virtual threads; the spinners end 2 s
- *     apart; each carrier that parks must park with a deadline, also the first after
- *     it times out while not on top of the idle stack; neither may exit within 20 s
- *     of the first park, and both must exit
+ * @summary Carrier polling (jdk.pollerMode=4): carriers that go idle while another is
+ *     active park with a deadline and exit after the pool's keep-alive (30 s), also
+ *     when the carrier that goes idle last blocks in the poller, where it never times
+ *     out. Three carriers run spinning virtual threads, with no thread yet waiting in
+ *     the poller; two spinners end 2 s apart, then the third does the program's first
+ *     read, so that its carrier goes idle last and takes the poller. Each carrier that
+ *     parks must park with a deadline, also the first after it times out while not on
+ *     top of the idle stack; neither may exit within 20 s of the first park, and both
+ *     must exit
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
  * @library lib
@@ -65,40 +66,45 @@ public class CarrierPollingTrim {
             peer = listener.accept();
         }
         try (channel; peer) {
-            // a reader waits all along, so that an idle carrier blocks in the poller
+            var stop1 = new AtomicLong(Long.MAX_VALUE);
+            var stop2 = new AtomicLong(Long.MAX_VALUE);
+            var stopReader = new AtomicLong(Long.MAX_VALUE);
+            var started = new CountDownLatch(3);
+            Thread spinner1 = startSpinner(started, stop1);
+            Thread spinner2 = startSpinner(started, stop2);
+            // spins, then does the first read of the program
             Thread reader = Thread.ofVirtual().start(() -> {
+                started.countDown();
+                spin(stopReader);
                 try {
                     channel.read(ByteBuffer.allocate(1));
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 }
             });
-            awaitParked(reader, "the reader to park in its read");
-            await(() -> pollerCarriers().size() == 1, "a carrier to block in the poller");
-
-            var stop1 = new AtomicLong(Long.MAX_VALUE);
-            var stop2 = new AtomicLong(Long.MAX_VALUE);
-            var started = new CountDownLatch(2);
-            Thread spinner1 = startSpinner(started, stop1);
-            Thread spinner2 = startSpinner(started, stop2);
             if (!started.await(WATCHDOG_SECONDS, TimeUnit.SECONDS)) {
-                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the two"
+                throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the three"
                         + " spinners to start: " + describe());
             }
-            await(() -> carriers() == 3 && pollerCarriers().size() == 1,
-                    "three carriers: one in the poller, two running the spinners");
+            await(() -> carriers() == 3, "three carriers running the spinners");
 
-            // the carrier of spinner 2 goes idle while spinner 1's is active
+            // the carrier of spinner 2 goes idle while the others are active
             stop2.set(System.nanoTime());
             join(spinner2, "spinner 2 to end");
-            checkParkedWithDeadline(1, "went idle while another carrier was active");
+            checkParkedWithDeadline(1, "went idle while other carriers were active");
             long firstParked = System.nanoTime();
 
             // spinner 1's goes idle 2 s later, on top of the idle stack, so that the
             // first one's keep-alive ends 2 s before its own, while it is not on top
             stop1.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(GAP_SECONDS));
             join(spinner1, "spinner 1 to end");
-            checkParkedWithDeadline(2, "went idle last");
+            checkParkedWithDeadline(2, "went idle while another carrier was active");
+
+            // the reader's carrier goes idle last, with a waiter now, and takes the poller
+            stopReader.set(System.nanoTime());
+            awaitParked(reader, "the reader to park in its read");
+            await(() -> pollerCarriers().size() == 1, "the reader's carrier, idle last,"
+                    + " to block in the poller");
 
             // until both have exited, none may park without a deadline: the first one
             // to time out is not on top, and must wait another keep-alive
