@@ -43,6 +43,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -185,22 +186,21 @@ public class CarrierPollingTrim {
         }
     }
 
-    private static boolean inFrame(Thread t, String method) {
+    /** The methods of ForkJoinPool on the thread's stack. */
+    private static Set<String> poolFrames(Thread t) {
         return Arrays.stream(t.getStackTrace())
-                .anyMatch(f -> f.getMethodName().equals(method)
-                        && f.getClassName().equals("java.util.concurrent.ForkJoinPool"));
-    }
-
-    private static boolean inPoller(Thread t) {
-        return inFrame(t, "awaitIO");
-    }
-
-    /** In awaitWork, not in the poller (one stack). */
-    private static boolean parked(Thread t) {
-        var frames = Arrays.stream(t.getStackTrace())
                 .filter(f -> f.getClassName().equals("java.util.concurrent.ForkJoinPool"))
                 .map(StackTraceElement::getMethodName)
                 .collect(Collectors.toSet());
+    }
+
+    private static boolean inPoller(Thread t) {
+        return poolFrames(t).contains("awaitIO");
+    }
+
+    /** In awaitWork, not in the poller. */
+    private static boolean parked(Thread t) {
+        Set<String> frames = poolFrames(t);
         return frames.contains("awaitWork") && !frames.contains("awaitIO");
     }
 
