@@ -24,7 +24,7 @@ JTREG_CONCURRENCY ?= 2
 JTREG_TIMEOUT_FACTOR ?= 4
 
 .PHONY: default images test check check-frontend check-jtreg patch-export \
-        patch-check patch-status dist bench-poller bench-e2e bench-pingpong bench-apps conformance \
+        patch-check patch-status dist bench-poller bench-e2e bench-pingpong bench-apps bench-bar conformance \
         conformance-quick torture-long upstream-image configured help
 
 default: images
@@ -41,6 +41,7 @@ help:
 	@echo "make bench-e2e                   server benchmark, poller variants alternating -> doc/results/e2e.md"
 	@echo "make bench-pingpong              syscalls per round trip, ping-pong and waiting client -> build/bench-pingpong/*.md"
 	@echo "make bench-apps                  Jetty 12, MariaDB Connector/J, HikariCP on virtual threads -> doc/results/apps.md"
+	@echo "make bench-bar                   every cell of the carrier-polling bar, UPSTREAM/ET2/MODE4 -> build/bench-bar/<time>/summary.md"
 	@echo "make conformance                 upstream NIO/net/httpclient suites, feature off and on -> doc/results/conformance.md"
 	@echo "make conformance-quick           the subset for every poller change -> build/conformance-quick.md"
 	@echo "make torture-long                long torture runs"
@@ -71,6 +72,7 @@ check: check-frontend check-jtreg
 check-frontend:
 	@$(TOP)/tools/test/run-frontend-tests.sh
 	@python3 $(TOP)/harness/test_conformance.py
+	@python3 $(TOP)/bench/bar/test_summary.py
 
 check-jtreg: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
@@ -115,6 +117,12 @@ bench-pingpong: configured
 bench-apps: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
 	$(TOP)/bench/apps/run.sh --jdk $(JDK_IMAGE) --out $(TOP)/doc/results/apps.md $(BENCH_APPS_OPTS)
+
+# BENCH_BAR_OPTS (e.g. --cells "pingpong-p2 latency-p1", --pairs 7, --out DIR) is passed on the
+# command line. Needs the pristine upstream image (make upstream-image); about 85 minutes.
+bench-bar: configured
+	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
+	$(TOP)/bench/bar/run.sh --jdk $(JDK_IMAGE) $(BENCH_BAR_OPTS)
 
 # The test harnesses (conformance and torture drivers) live in harness/.
 # CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Every cell of the carrier-polling bar (issue 18), UPSTREAM vs ET2 vs MODE4 in
+# alternating pairs, one cell after another, then a summary against the bar.
+# Each cell is one of the existing runners (their load guard included); this
+# script only fixes the commands, so that the whole bar is one command.
+set -euo pipefail
+ME=${0##*/}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+CELLS_ALL="latency-p1 latency-p2 busy-p2 pingpong-p2 pingpong-p1 waiting-10 waiting-100-exp300 waiting-100-exp3000 compute-p1 compute-p2 idle-10000 idle-0"
+
+usage() {
+  cat <<EOF
+Usage: bench/bar/$ME --jdk DIR [options]
+
+Runs the cells of the carrier-polling bar (issue 18; doc/carrier-polling.md)
+one after another, each with the variants UPSTREAM (the pristine build, no
+property), ET2 (-Djdk.pollerMode=2) and MODE4 (-Djdk.pollerMode=4)
+alternating, and writes each cell's page, the commands and summary.md (every
+criterion: measured, bar, met or not) to the output directory.
+
+Options (defaults in brackets):
+  --jdk DIR            the ET-JDK image under test
+  --upstream-jdk DIR   the pristine upstream image (make upstream-image)
+                       [build/upstream-src/build/upstream/images/jdk]
+  --pairs N            runs of every variant per cell, alternating [5]
+  --cells "C ..."      these cells only [all: $CELLS_ALL]
+  --out DIR            output directory [build/bench-bar/<UTC timestamp>]
+  --allow-busy         passed to every runner: measure even on a busy machine
+                       (every page is then stamped so)
+  -h, --help           this text
+
+At 5 pairs the cells take about 85 minutes, 35 of them the two idle cells.
+EOF
+}
+
+die() { echo "$ME: error: $*" >&2; exit 1; }
+need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
+jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=()
+while (( $# )); do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --jdk) need "$@"; jdk=$2; shift 2 ;;
+    --upstream-jdk) need "$@"; up=$2; shift 2 ;;
+    --pairs) need "$@"; pairs=$2; shift 2 ;;
+    --cells) need "$@"; cells=$2; shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --allow-busy) busy=(--allow-busy); shift ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ -n $jdk ]] || { usage >&2; die "the image under test is required (--jdk DIR)"; }
+[[ -x $jdk/bin/java ]] || die "--jdk $jdk is not a JDK (no bin/java)"
+[[ -x $up/bin/java ]] || die "no upstream image at $up: build it with 'make upstream-image', or name one with --upstream-jdk"
+[[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
+for c in $cells; do
+  [[ " $CELLS_ALL " == *" $c "* ]] || die "unknown cell '$c' (cells: $CELLS_ALL)"
+done
+out=${out:-$TOP/build/bench-bar/$(date -u +%Y%m%dT%H%M%SZ)}
+[[ ! -e $out/summary.md ]] || die "$out already holds a bar run (summary.md); name another --out"
+mkdir -p "$out"
+
+V=(--variant UPSTREAM= --variant-jdk "UPSTREAM=$up" --variant ET2=-Djdk.pollerMode=2 --variant MODE4=-Djdk.pollerMode=4)
+P=-Djdk.virtualThreadScheduler.parallelism
+PP=$HERE/../pingpong
+
+# A cell's command; the runners with --out write the page, the others print it.
+cell_cmd() {
+  case $1 in
+    latency-p1) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=1" ;;
+    latency-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=2" ;;
+    busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 20000 --warmup 10000 --busy-task-us 100 --jvm-args $P=2" ;;
+    pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=2 --out $out/pingpong-p2.md" ;;
+    pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=1 --out $out/pingpong-p1.md" ;;
+    waiting-10) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 10 --delay-us 50 --out $out/waiting-10.md" ;;
+    waiting-100-exp300) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 300 --delay-dist exp --out $out/waiting-100-exp300.md" ;;
+    waiting-100-exp3000) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 3000 --delay-dist exp --out $out/waiting-100-exp3000.md" ;;
+    compute-p1) echo "$PP/syscalls-per-round-trip.sh --compute --jdk $jdk --pairs $pairs --jvm-args $P=1 --out $out/compute-p1.md" ;;
+    compute-p2) echo "$PP/syscalls-per-round-trip.sh --compute --jdk $jdk --pairs $pairs --jvm-args $P=2 --out $out/compute-p2.md" ;;
+    idle-10000) echo "$HERE/../idle/idle-cpu.sh --jdk $jdk --pairs $pairs --connections 10000 --seconds 60" ;;
+    idle-0) echo "$HERE/../idle/idle-cpu.sh --jdk $jdk --pairs $pairs --connections 0 --seconds 60" ;;
+  esac
+}
+
+echo "$ME: cells: $cells; $pairs pairs; output: $out"
+: > "$out/commands.txt"
+for c in $cells; do
+  read -r -a cmd <<<"$(cell_cmd "$c")"
+  echo "${cmd[*]} ${V[*]} ${busy[*]}" >> "$out/commands.txt"
+  echo "$ME: $(date -u +%H:%M:%S) cell $c"
+  ok=1
+  if [[ " ${cmd[*]} " == *" --out "* ]]; then
+    "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.log" 2>&1 || ok=0
+  else
+    "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.md.part" 2> "$out/$c.log" && mv "$out/$c.md.part" "$out/$c.md" || ok=0
+  fi
+  if (( ! ok )); then
+    rm -f "$out/$c.md.part"
+    python3 "$HERE/summary.py" "$out" > "$out/summary.md"
+    die "cell $c failed (its log: $out/$c.log; the last lines name the cause, e.g. a busy machine); $out/summary.md has the cells run so far; run the rest with --cells and another --out"
+  fi
+done
+python3 "$HERE/summary.py" "$out" > "$out/summary.md"
+echo "$ME: done: $out/summary.md"
