@@ -554,6 +554,7 @@ class Conformance:
         self.status, self.reason, self.jtr = {}, {}, {}   # (factory, config, test) -> ...
         self.confirm, self.off_from_rerun, self.rerun_commands = {}, set(), []
         self.not_run = self.stale = 0
+        self.kept_stale = False                          # the last run execute() kept was stale
         self.deadline = None if o.stop_after is None else time.time() + 60 * int(o.stop_after)
         self.native_built, self.native_failed, self.own_files, self.self_set = [], [], [], []
         self.image = 'dry-run'
@@ -631,6 +632,7 @@ class Conformance:
             shutil.rmtree(d, ignore_errors=True)
             shutil.copytree(recorded, d)
             state = 'keep'
+        self.kept_stale = state == 'stale'
         if state == 'keep' or (state == 'stale' and self.o.report_only):
             say(f'  kept the completed run in {d}' + (' (made with another image)' if state == 'stale' else ''))
             self.stale += state == 'stale'
@@ -675,6 +677,7 @@ class Conformance:
                     rc=int((d / 'rc').read_text()), seconds=int((d / 'seconds').read_text()),
                     command=(d / 'command.txt').read_text().rstrip('\n'),
                     finished=(d / 'finished').read_text().strip() if (d / 'finished').is_file() else None,
+                    stale=self.kept_stale,
                     counts=[sum(st == s for st, _ in results.values()) for s in ('Passed', 'Failed', 'Error')])
                 log = (d / 'jtreg.log').read_text(errors='replace') if (d / 'jtreg.log').is_file() else ''
                 line = re.search(r'^Test results:.*$', log, re.M)
@@ -746,7 +749,8 @@ class Conformance:
                     continue
                 total[c] = [a + b for a, b in zip(total[c], run.counts + [run.seconds])]
                 cells.append(('%d / %d / %d' % tuple(run.counts) if sum(run.counts) else
-                              f'no result, jtreg exit {run.rc}') + f' ({fmt_time(run.seconds)})')
+                              f'no result, jtreg exit {run.rc}') + f' ({fmt_time(run.seconds)})'
+                             + (' †' if getattr(run, 'stale', False) else ''))
             lines.append(f'| {group_title(g)} | ' + ' | '.join(cells) + ' |')
         return lines + ['| **total** | ' + ' | '.join('**%d / %d / %d**' % tuple(t[:3]) + f' ({fmt_time(t[3])})'
                                                       for t in total.values()) + ' |']
@@ -785,8 +789,8 @@ class Conformance:
             w(f'\n**Incomplete: {self.not_run} group/config run(s) did not run** ("not run" below); `--resume` runs '
               'them and keeps the others.')
         if self.stale:
-            w(f'\n**{self.stale} run(s) below were made with another image than `{o.jdk}` is now** (kept by '
-              '`--report-only`).')
+            w(f'\n**{self.stale} run(s) below, marked †, were made with another image than `{o.jdk}` is now** '
+              '(kept by `--report-only`; `--resume` runs them again).')
         out += ['\n## Machine\n', *machine(), f'- jtreg: {jtreg_version}']
         w(f'- jtreg options: -conc:{o.conc} -agentvm -timeoutFactor:{o.timeout_factor} -a -k:!headful, upstream '
           f'ProblemList.txt + `{rel(o.problem_list)}`' + (

@@ -542,7 +542,8 @@ class EndToEndTest(Fixture):
         (self.tmp / 'jdk/lib/modules').write_text('modules v2')          # another image
         rc, out = self.run_tool(*args, '--conc', '1', '--report-only')
         self.assertEqual(len(self.jtreg_calls()), 5)
-        self.assertIn('**2 run(s) below were made with another image than', self.report())
+        self.assertIn('**2 run(s) below, marked †, were made with another image than', self.report())
+        self.assertRegex(self.report(), r'\| `java/net/Socket` \| \d+ / 0 / 0 \([0-9:]+\) † \| \d+ / 0 / 0 \([0-9:]+\) † \|')
         rc, out = self.run_tool(*args, '--report-only')                    # not this command: not run
         self.assertIn('**Incomplete: 2 group/config run(s) did not run**', self.report())
         self.assertIn('| `java/net/Socket` | not run | not run |', self.report())
