@@ -79,48 +79,57 @@ class Cell:
 
 
 # (cell, criterion, bar text, evaluate(cell) -> (MODE4 text, ET2 text, met))
-def ratio_at_most(col, limit):
+def judged(read, met, show=lambda c, v: fmt(v)):
+    """read(cell, variant) -> stat; met(cell, MODE4's median) -> bool, or None
+    when it cannot be judged; show(cell, stat) -> the text of a variant's value."""
     def ev(c):
-        m, e = c.ratio(MODE4, col), c.ratio(ET, col)
-        return fmt(m), fmt(e), None if m is None else m[0] <= limit
+        m, e = read(c, MODE4), read(c, ET)
+        return show(c, m), show(c, e), None if m is None else met(c, m[0])
     return ev
+
+
+def ratio(col):
+    return lambda c, v: c.ratio(v, col)
+
+
+def value(col):
+    return lambda c, v: c.get(v, col)
+
+
+def ratio_at_most(col, limit):
+    return judged(ratio(col), lambda c, x: x <= limit)
 
 
 def ratio_at_least(col, limit):
-    def ev(c):
-        m, e = c.ratio(MODE4, col), c.ratio(ET, col)
-        return fmt(m), fmt(e), None if m is None else m[0] >= limit
-    return ev
+    return judged(ratio(col), lambda c, x: x >= limit)
 
 
 def value_at_most(col, limit):
-    def ev(c):
-        m, e = c.get(MODE4, col), c.get(ET, col)
-        return fmt(m), fmt(e), None if m is None else m[0] <= limit
-    return ev
+    return judged(value(col), lambda c, x: x <= limit)
+
+
+def base_difference(col, sign, met, digits):
+    """Judges sign × (variant's median − the baseline's) with met."""
+    def show(c, v):
+        b = c.get(BASE, col)
+        if v is None or b is None:
+            return fmt(v)
+        d = sign * (v[0] - b[0])
+        return f"{d:{'+' if sign > 0 else ''}.{digits}f} ({b[0]:.{digits}f} → {v[0]:.{digits}f})"
+
+    def ok(c, x):
+        b = c.get(BASE, col)
+        return None if b is None else met(sign * (x - b[0]))
+    return judged(value(col), ok, show)
 
 
 def below_base_by(col, amount):
     """The variant's median is at least `amount` below the baseline's."""
-    def ev(c):
-        b = c.get(BASE, col)
-        m, e = c.get(MODE4, col), c.get(ET, col)
-        if b is None or m is None:
-            return fmt(m), fmt(e), None
-        d = lambda v: "n/a" if v is None else f"{b[0] - v[0]:.2f} ({b[0]:.2f} → {v[0]:.2f})"
-        return d(m), d(e), b[0] - m[0] >= amount
-    return ev
+    return base_difference(col, -1, lambda d: d >= amount, 2)
 
 
 def above_base_by_at_most(col, amount):
-    def ev(c):
-        b = c.get(BASE, col)
-        m, e = c.get(MODE4, col), c.get(ET, col)
-        if b is None or m is None:
-            return fmt(m), fmt(e), None
-        d = lambda v: "n/a" if v is None else f"{v[0] - b[0]:+.4f} ({b[0]:.4f} → {v[0]:.4f})"
-        return d(m), d(e), m[0] - b[0] <= amount
-    return ev
+    return base_difference(col, +1, lambda d: d <= amount, 4)
 
 
 def not_worse_than_et(col, higher_is_better):
