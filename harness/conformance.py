@@ -457,10 +457,11 @@ def image_id(jdk):
 
 
 def test_names(rel, text):
-    """jtreg's names of the tests of a file: rel, or rel#id for each @test (id<n>
-    for the n-th one without id=)."""
+    """jtreg's names of the tests of a file: rel for a file with one @test (with or
+    without id=: jtreg then names it by the file alone), else rel#id for each @test
+    (id<n> for the n-th one without id=)."""
     ids = [(re.search(r'id=(\S+)', x) or [None, ''])[1] for x in text.splitlines() if re.search(r'@test(\s|$)', x)]
-    return [rel] if ids == [''] else [f'{rel}#{i or f"id{n}"}' for n, i in enumerate(ids)]
+    return [rel] if len(ids) == 1 else [f'{rel}#{i or f"id{n}"}' for n, i in enumerate(ids)]
 
 
 def non_upstream_files(src, paths):

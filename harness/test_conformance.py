@@ -210,7 +210,9 @@ class PlanTest(unittest.TestCase):
     def test_test_names(self):
         self.assertEqual(cf.test_names('a/A.java', TEST.format('A')), ['a/A.java'])
         self.assertEqual(cf.test_names('a/T.java', TWO_TESTS), ['a/T.java#first', 'a/T.java#id1'])
-        self.assertEqual(cf.test_names('a/I.java', '/* @test id=only */'), ['a/I.java#only'])
+        # jtreg names a file's only test by the file, id or not (CarrierPollingTrim.java,
+        # '@test id=mode4-p3', ran in the runs of 2026-11-27 while 'excluded' by its id)
+        self.assertEqual(cf.test_names('a/I.java', '/* @test id=only */'), ['a/I.java'])
 
 
 class OptionTest(unittest.TestCase):
