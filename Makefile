@@ -122,7 +122,7 @@ bench-apps: configured
 # command line. Needs the pristine upstream image (make upstream-image); about 85 minutes.
 bench-bar: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }
-	$(TOP)/bench/bar/run.sh --jdk $(JDK_IMAGE) $(BENCH_BAR_OPTS)
+	$(TOP)/bench/bar/run.sh --jdk $(JDK_IMAGE) $(if $(SERIES_ID),--series $(SERIES_ID)) $(BENCH_BAR_OPTS)
 
 # The test harnesses (conformance and torture drivers) live in harness/.
 # CONFORMANCE_OPTS (e.g. --resume, --report-only, --configs "off et-mode2",

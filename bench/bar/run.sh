@@ -26,6 +26,8 @@ Options (defaults in brackets):
   --pairs N            runs of every variant per cell, alternating [5]
   --cells "C ..."      these cells only [all: $CELLS_ALL]
   --out DIR            output directory [build/bench-bar/<UTC timestamp>]
+  --series ID          the patch series the image was built from, for the pages
+                       (make bench-bar passes the committed one) [not stated]
   --allow-busy         passed to every runner: measure even on a busy machine
                        (every page is then stamped so)
   -h, --help           this text
@@ -36,7 +38,7 @@ EOF
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
-jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=()
+jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=() series=""
 while (( $# )); do
   case $1 in
     -h|--help) usage; exit 0 ;;
@@ -45,6 +47,7 @@ while (( $# )); do
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --cells) need "$@"; cells=$2; shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
+    --series) need "$@"; series=$2; shift 2 ;;
     --allow-busy) busy=(--allow-busy); shift ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -82,6 +85,30 @@ cell_cmd() {
   esac
 }
 
+# A page for a runner that prints its output (latency.sh, idle-cpu.sh): what
+# the others' pages state (command, time, repository, series, JDK), then the
+# output, its per-run lines as printed and its tables as they are.
+write_page() { # cell, start time, output file, command...
+  local c=$1 start=$2 raw=$3; shift 3
+  {
+    echo "# Carrier-polling bar, cell $c: UPSTREAM vs ET2 vs MODE4"
+    echo
+    echo "Run by \`bench/bar/run.sh\` from $start to $(date -u '+%Y-%m-%d %H:%M:%S') UTC; repository $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown), series ${series:-not stated}; JDK under test: $("$jdk/bin/java" -version 2>&1 | sed -n 2p); UPSTREAM: \`$up\`. Each run's load average is in its line (load1_before, load1_after)."
+    echo
+    echo '```'
+    echo "$*"
+    echo '```'
+    echo
+    echo "Its output, as printed (per run, then median [min–max] and per-pair ratios):"
+    echo
+    echo '```'
+    sed '/^|/,$d' "$raw"
+    echo '```'
+    echo
+    sed -n '/^|/,$p' "$raw"
+  }
+}
+
 echo "$ME: cells: $cells; $pairs pairs; output: $out"
 : > "$out/commands.txt"
 for c in $cells; do
@@ -92,7 +119,10 @@ for c in $cells; do
   if [[ " ${cmd[*]} " == *" --out "* ]]; then
     "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.log" 2>&1 || ok=0
   else
-    "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.md.part" 2> "$out/$c.log" && mv "$out/$c.md.part" "$out/$c.md" || ok=0
+    start=$(date -u '+%Y-%m-%d %H:%M:%S')
+    "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.out" 2> "$out/$c.log" &&
+      write_page "$c" "$start" "$out/$c.out" "${cmd[@]}" "${V[@]}" "${busy[@]}" > "$out/$c.md.part" &&
+      mv "$out/$c.md.part" "$out/$c.md" || ok=0
   fi
   if (( ! ok )); then
     rm -f "$out/$c.md.part"
