@@ -197,7 +197,10 @@ def summary(d):
     for cell, what, bar, ev in CRITERIA:
         if cell not in pages:
             path = os.path.join(d, cell + ".md")
-            pages[cell] = Cell(tables(open(path, encoding="utf-8").read())) if os.path.exists(path) else None
+            pages[cell] = None
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    pages[cell] = Cell(tables(f.read()))
         c = pages[cell]
         if c is None:
             out.append(f"| {cell} | {what} | {bar} | not run | | |")

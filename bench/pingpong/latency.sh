@@ -2,7 +2,9 @@
 # Single-connection latency: Latency.java (1 virtual-thread client, 1 byte) against
 # PingPong's Selector echo server in the same JVM; variants alternate A B C A B C;
 # per run the percentiles, and, from perf stat, context switches and CPU per round
-# trip; then medians [min-max] and per-pair ratios to the first variant.
+# trip (with --count-syscalls also read, write, epoll_ctl, epoll_wait and futex calls,
+# in extra columns at the end); then medians [min-max] and per-pair ratios to the
+# first variant.
 set -euo pipefail
 ME=${0##*/}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,12 +29,15 @@ Options (defaults in brackets):
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
                          in flight (the busy-carriers cell) [0: none]
+  --count-syscalls       also count read, write, epoll_ctl, epoll_wait and futex
+                         calls per round trip (whole process, syscall tracepoints;
+                         exact counts: a run's p50 is then no result of its own)
   --allow-busy           run even if the machine is busy (the output says so)
   -h, --help             this text
 EOF
 }
 
-jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 count_syscalls=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -54,6 +59,7 @@ while (( $# )); do
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
+    --count-syscalls) count_syscalls=1; shift ;;
     --allow-busy) allow_busy=1; shift ;;
     --) shift; common+=("$@"); break ;;
     --*) die "unknown option '$1' (see --help)" ;;
@@ -77,6 +83,13 @@ GUARD_NAME=$ME
 . "$HERE/../lib/guard.sh"
 bench_check_variants vjdk "${names[@]}"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+SYSCALLS="read write epoll_ctl epoll_wait futex"
+events=task-clock,context-switches
+if (( count_syscalls )); then
+  for c in $SYSCALLS; do events+=,syscalls:sys_enter_$c; done
+  perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
+    die "--count-syscalls: perf cannot open the syscall tracepoints (as root, mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
+fi
 (( ${#vc[@]} == 0 || busy_us == 0 )) || die "--variant-c runs no carriers to keep busy: drop --busy-task-us or the C variant"
 (( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
@@ -90,7 +103,9 @@ work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]:-}"
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
-echo "variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
+header="variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
+(( count_syscalls )) && for c in $SYSCALLS; do header+=" ${c}_per_rt"; done
+echo "$header"
 first=1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
@@ -105,11 +120,11 @@ for i in $(seq 1 "$pairs"); do
       # shellcheck disable=SC2206
       cmd=("$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us")
     fi
-    perf stat -x, -o "$work/perf.csv" -e task-clock,context-switches -D -1 \
+    perf stat -x, -o "$work/perf.csv" -e "$events" -D -1 \
       --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
-        -v perf="$work/perf.csv" '
+        -v perf="$work/perf.csv" -v syscalls="$( (( count_syscalls )) && echo "$SYSCALLS")" '
       /^p50 us:/ {a=$3} /^p90 us:/ {b=$3} /^p99 us:/ {c=$3} /^p99.9 us:/ {d=$3} /^max us:/ {e=$3}
       END {
         FS=","
@@ -117,25 +132,31 @@ for i in $(seq 1 "$pairs"); do
           split(line, f, ",")
           if (f[3] == "task-clock") cpu = f[1]          # ms
           if (f[3] == "context-switches") cs = f[1]
+          if (f[3] ~ /^syscalls:sys_enter_/) { sub(/^syscalls:sys_enter_/, "", f[3]); calls[f[3]] = f[1] }
         }
-        printf "%s %d %s %s %s %s %s %.3f %.2f %s %s\n", v, i, a, b, c, d, e, cs / rt, cpu * 1000 / rt, l0, l1
+        printf "%s %d %s %s %s %s %s %.3f %.2f %s %s", v, i, a, b, c, d, e, cs / rt, cpu * 1000 / rt, l0, l1
+        n = split(syscalls, names, " ")
+        for (k = 1; k <= n; k++) printf " %.3f", calls[names[k]] / rt
+        printf "\n"
       }' "$work/run"
   done
 done | tee "$work/all"
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
-python3 - "$work/all" "${names[0]}" <<'PY'
+python3 - "$work/all" "${names[0]}" "$( (( count_syscalls )) && echo "$SYSCALLS")" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if not l.startswith(('variant', '#'))]
 base = sys.argv[2]
 cols = ['p50 µs', 'p90 µs', 'p99 µs', 'p99.9 µs', 'max µs', 'cs/rt', 'CPU µs/rt']
+cols += [c + '/rt' for c in sys.argv[3].split()]  # --count-syscalls, after the load columns
 by = {}
 for r in rows:
-    by.setdefault(r[0], {})[int(r[1])] = [float(x) for x in r[2:9]]
+    by.setdefault(r[0], {})[int(r[1])] = [float(x) for x in r[2:9] + r[11:]]
 print('\n| variant | ' + ' | '.join(cols) + ' |')
 print('|---' * (len(cols) + 1) + '|')
 for v, runs in by.items():
-    print('| %s | ' % v + ' | '.join('%.2f [%.2f–%.2f]' % (st.median(x), min(x), max(x))
-                                   for x in zip(*runs.values())) + ' |')
+    print('| %s | ' % v + ' | '.join(('%.3f [%.3f–%.3f]' if k >= 7 else '%.2f [%.2f–%.2f]')
+                                   % (st.median(x), min(x), max(x))
+                                   for k, x in enumerate(zip(*runs.values()))) + ' |')
 for v, runs in by.items():
     if v == base:
         continue

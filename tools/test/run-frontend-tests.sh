@@ -352,6 +352,15 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant-c C=poll
   expect_failure "latency: --variant-c with busy carriers" "--variant-c runs no carriers to keep busy" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-c C=epoll --busy-task-us 100
+  fakeperf=$d/fake-perf; mkdir -p "$fakeperf"
+  printf '#!/bin/sh\necho "event syntax error: syscalls:sys_enter_read" >&2; exit 1\n' > "$fakeperf/perf"; chmod +x "$fakeperf/perf"
+  expect_failure "latency: --count-syscalls without tracepoints names the fix" "cannot open the syscall tracepoints.*mount -t tracefs" \
+    env PATH="$fakeperf:$PATH" "$d/bench/pingpong/latency.sh" --jdk "$T25" --count-syscalls --allow-busy
+  if perf stat -x, -e syscalls:sys_enter_read -- true >/dev/null 2>&1; then
+    expect_output "latency: --count-syscalls adds calls per round trip to the table" \
+      "^\\| A \\| .*\\| 2\\.0[0-9]{2} \\[2\\.0[0-9]{2}–2\\.0[0-9]{2}\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\|$" \
+      "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 500 --warmup 200 --allow-busy --count-syscalls --variant A=
+  fi
   expect_failure "waiting client: --delay-dist must be fixed or exp" "--delay-dist must be fixed or exp, got 'uniform'" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
   expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
