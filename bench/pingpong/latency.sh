@@ -83,13 +83,12 @@ GUARD_NAME=$ME
 . "$HERE/../lib/guard.sh"
 bench_check_variants vjdk "${names[@]}"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
-SYSCALLS="read write epoll_ctl epoll_wait futex"
+counted=""  # the calls counted per round trip (--count-syscalls)
+(( count_syscalls )) && counted="read write epoll_ctl epoll_wait futex"
 events=task-clock,context-switches
-if (( count_syscalls )); then
-  for c in $SYSCALLS; do events+=,syscalls:sys_enter_$c; done
-  perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
-    die "--count-syscalls: perf cannot open the syscall tracepoints (as root, mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
-fi
+for c in $counted; do events+=,syscalls:sys_enter_$c; done
+[[ -z $counted ]] || perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
+  die "--count-syscalls: perf cannot open the syscall tracepoints (run as root or lower /proc/sys/kernel/perf_event_paranoid, and mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
 (( ${#vc[@]} == 0 || busy_us == 0 )) || die "--variant-c runs no carriers to keep busy: drop --busy-task-us or the C variant"
 (( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
@@ -104,7 +103,7 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt w
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
 header="variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
-(( count_syscalls )) && for c in $SYSCALLS; do header+=" ${c}_per_rt"; done
+for c in $counted; do header+=" ${c}_per_rt"; done
 echo "$header"
 first=1
 for i in $(seq 1 "$pairs"); do
@@ -124,7 +123,7 @@ for i in $(seq 1 "$pairs"); do
       --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
-        -v perf="$work/perf.csv" -v syscalls="$( (( count_syscalls )) && echo "$SYSCALLS")" '
+        -v perf="$work/perf.csv" -v syscalls="$counted" '
       /^p50 us:/ {a=$3} /^p90 us:/ {b=$3} /^p99 us:/ {c=$3} /^p99.9 us:/ {d=$3} /^max us:/ {e=$3}
       END {
         FS=","
@@ -142,7 +141,7 @@ for i in $(seq 1 "$pairs"); do
   done
 done | tee "$work/all"
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
-python3 - "$work/all" "${names[0]}" "$( (( count_syscalls )) && echo "$SYSCALLS")" <<'PY'
+python3 - "$work/all" "${names[0]}" "$counted" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if not l.startswith(('variant', '#'))]
 base = sys.argv[2]
