@@ -84,7 +84,8 @@ check-jtreg: configured
 	$(JTREG_HOME)/bin/jtreg -jdk:$(JDK_IMAGE) -dir:$(SRC) -nativepath:$(TOP)/build/check/native \
 	  -w:$(TOP)/build/check/JTwork -r:$(TOP)/build/check/JTreport \
 	  -conc:$(JTREG_CONCURRENCY) -timeoutFactor:$(JTREG_TIMEOUT_FACTOR) \
-	  -agentvm -verbose:summary,fail $(CHECK_TESTS)
+	  -agentvm -verbose:summary,fail $(CHECK_TESTS) || \
+	  { $(TOP)/tools/jtreg-failures.sh $(TOP)/build/check/JTwork $(TOP)/build/check/JTreport; exit 2; }
 
 dist: configured
 	@test -x $(JDK_IMAGE)/bin/java || { echo "make: no image; run: make images" >&2; exit 1; }

@@ -507,5 +507,26 @@ else
   echo "SKIP: benchmark guard tests ($T25 not installed)"
 fi
 
+# --- jtreg-failures: what check-jtreg prints when a test does not pass -------
+jf=$(mktemp -d "$scratch_root/jf.XXXX")
+mkdir -p "$jf/report/text" "$jf/work/java/x"
+printf '%s\n' 'java/x/A.java#p1  Passed. Execution successful' \
+  "java/x/B.java#m4  Failed. Execution failed: \`main' threw exception: java.lang.RuntimeException: waited 30 s for the reader" \
+  'java/x/C.java  Passed. Execution successful' > "$jf/report/text/summary.txt"
+printf '%s\n' '#section:main' '----------System.err:(2/60)----------' \
+  'java.lang.RuntimeException: waited 30 s for the reader' '    at B.main(B.java:9)' 'STATUS:Failed.' \
+  '----------rerun:(1/20)*----------' 'cd /tmp && java B' 'result: Failed. Execution failed' > "$jf/work/java/x/B_m4.jtr"
+out=$("$top/tools/jtreg-failures.sh" "$jf/work" "$jf/report" 2>&1)
+if grep -q '^======== java/x/B.java#m4 (B_m4.jtr)' <<< "$out" && grep -q 'at B.main' <<< "$out" &&
+   ! grep -q 'cd /tmp && java B' <<< "$out" && ! grep -q 'A.java' <<< "$out" &&
+   [ "$(tail -n 1 <<< "$out")" = "  java/x/B.java#m4: Failed. Execution failed: \`main' threw exception: java.lang.RuntimeException: waited 30 s for the reader" ] &&
+   grep -q '^======== did not pass (1 of 3):' <<< "$out"; then
+  echo "PASS: jtreg-failures: the failing test's output (without its rerun block), then the list last"; passed=$((passed + 1))
+else
+  echo "FAIL: jtreg-failures printed:"; sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
+fi
+expect_success "jtreg-failures: nothing for a run that passed" \
+  bash -c "sed -i '2d' '$jf/report/text/summary.txt' && [ -z \"\$('$top/tools/jtreg-failures.sh' '$jf/work' '$jf/report')\" ]"
+
 echo "front-end tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# jtreg-failures.sh WORK REPORT: after a jtreg run that did not pass, print
+# each test that did not pass with the end of its failing section, then a
+# short list (test, jtreg's result with the exception) as the last lines, where
+# a log that keeps only its tail still shows them.
+set -euo pipefail
+work=$1 report=$2
+summary=$report/text/summary.txt
+[ -f "$summary" ] || { echo "jtreg-failures.sh: no $summary (jtreg did not get as far as its report)" >&2; exit 0; }
+
+failed=$(awk '$2 != "Passed." { print $1 }' "$summary")
+[ -n "$failed" ] || exit 0
+
+# jtr_of TEST: java/x/Foo.java#id -> WORK/java/x/Foo_id.jtr
+jtr_of() {
+  local t=$1 base id
+  base=${t%%#*}; base=${base%.java}
+  case $t in *'#'*) id=_${t#*#} ;; *) id= ;; esac
+  echo "$work/$base$id.jtr"
+}
+
+# failing_section JTR: the last #section of the file, without its rerun block.
+failing_section() {
+  awk '/^#section:/ { n = 0 } { buf[n++] = $0 }
+       END { skip = 0
+             for (i = 0; i < n; i++) {
+               if (buf[i] ~ /^----------rerun:/) { skip = 1; continue }
+               if (skip && buf[i] ~ /^----------/) skip = 0
+               if (!skip) print buf[i] } }' "$1"
+}
+
+for t in $failed; do
+  jtr=$(jtr_of "$t")
+  echo "======== $t ($(basename "$jtr"))"
+  if [ -f "$jtr" ]; then failing_section "$jtr" | tail -n 60; else echo "(no $jtr)"; fi
+done
+echo "======== did not pass ($(echo "$failed" | wc -l) of $(wc -l < "$summary")):"
+awk '$2 != "Passed." { t = $1; $1 = ""; sub(/^ +/, ""); print "  " t ": " $0 }' "$summary"
