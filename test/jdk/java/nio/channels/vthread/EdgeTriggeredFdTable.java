@@ -223,7 +223,8 @@ class EdgeTriggeredFdTable {
     /**
      * Readers parked on low fd numbers keep their state while registrations at
      * higher and higher numbers grow the table (4 growths), and all wake when
-     * their data arrives; a ping-pong on a low fd runs throughout.
+     * their data arrives; a ping-pong on a low fd, yielding after each round
+     * trip, runs throughout.
      */
     @Test
     void testGrowthWhilePolling() throws Throwable {
@@ -249,6 +250,9 @@ class EdgeTriggeredFdTable {
                     b.clear();
                     if (pingPong.server().read(b) != 1) throw new AssertionError("ping");
                     roundTrips++;
+                    // its reads find data at once: without this, it holds its carrier,
+                    // and with one carrier (1 CPU) the test's other threads never run
+                    Thread.yield();
                 }
                 return roundTrips;
             });
