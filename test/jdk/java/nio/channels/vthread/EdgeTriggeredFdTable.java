@@ -223,8 +223,7 @@ class EdgeTriggeredFdTable {
     /**
      * Readers parked on low fd numbers keep their state while registrations at
      * higher and higher numbers grow the table (4 growths), and all wake when
-     * their data arrives; a ping-pong on a low fd, yielding after each round
-     * trip, runs throughout.
+     * their data arrives; a ping-pong on a low fd runs throughout.
      */
     @Test
     void testGrowthWhilePolling() throws Throwable {
@@ -240,20 +239,25 @@ class EdgeTriggeredFdTable {
             for (int i = 0; i < parkedReaders; i++)
                 awaitParked(readers.get(i).thread(), fdVal(low.get(i).server()), "reader " + i + " before growth");
 
-            // ping-pong on a low fd while the table grows
+            // ping-pong on a low fd while the table grows: the virtual thread's reads
+            // park until a platform thread has echoed its byte, so they go through the
+            // read poller and leave its carrier to the test's other threads
             var stop = new java.util.concurrent.atomic.AtomicBoolean();
+            var echo = startPlatform("echo", () -> {
+                ByteBuffer b = ByteBuffer.allocate(1);
+                while (pingPong.client().read(b.clear()) == 1)
+                    pingPong.client().write(b.flip());
+                return null;
+            });
             var pinger = startVirtual("ping-pong", () -> {
                 long roundTrips = 0;
                 ByteBuffer b = ByteBuffer.allocate(1);
                 while (!stop.get() || roundTrips == 0) {
-                    pingPong.client().write(ByteBuffer.wrap(new byte[] { 1 }));
-                    b.clear();
-                    if (pingPong.server().read(b) != 1) throw new AssertionError("ping");
+                    pingPong.server().write(ByteBuffer.wrap(new byte[] { 1 }));
+                    if (pingPong.server().read(b.clear()) != 1) throw new AssertionError("ping");
                     roundTrips++;
-                    // its reads find data at once: without this, it holds its carrier,
-                    // and with one carrier (1 CPU) the test's other threads never run
-                    Thread.yield();
                 }
+                pingPong.server().shutdownOutput();
                 return roundTrips;
             });
             int grown = 0;
@@ -265,6 +269,7 @@ class EdgeTriggeredFdTable {
             }
             stop.set(true);
             log("ping-pong round trips during %d growths: %d", grown, pinger.join("ping-pong to finish"));
+            echo.join("echo to see the ping-pong's end of stream");
 
             for (int i = 0; i < parkedReaders; i++) {
                 int fd = fdVal(low.get(i).server());
