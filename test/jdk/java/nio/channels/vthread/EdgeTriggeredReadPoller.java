@@ -310,17 +310,20 @@ class EdgeTriggeredReadPoller {
                 }
                 return null;
             });
-            var writer = startVirtual("writer", () -> {
+            // a platform thread: a virtual one would hold the only carrier of a
+            // 1-CPU machine while it waits for the reader
+            var writer = startPlatform("writer", () -> {
                 var random = java.util.concurrent.ThreadLocalRandom.current();
                 ByteBuffer bb = ByteBuffer.allocate(1);
                 for (int i = 0; i < iterations; i++) {
-                    // wait for the reader to take the previous byte (condition poll)
+                    // wait for the reader to take the previous byte (condition poll;
+                    // the yield gives the reader's carrier the CPU when they share one)
                     long deadline = System.nanoTime() + TIMEOUT_MILLIS * 1_000_000L;
                     while (progress.get() < i) {
                         if (System.nanoTime() - deadline > 0)
                             throw timeout("the reader to read byte " + (i - 1) + " of " + iterations
                                     + " (state " + state(fd) + ")");
-                        Thread.onSpinWait();
+                        Thread.yield();
                     }
                     int spins = random.nextInt(300);
                     for (int s = 0; s < spins; s++) Thread.onSpinWait();
