@@ -45,7 +45,7 @@ public class Latency {
         var loopback = InetAddress.getLoopbackAddress();
         var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
         var selector = Selector.open();
-        Thread.ofPlatform().daemon().start(() -> PingPong.echo(listener, selector));
+        Thread.ofPlatform().name("echo-server").daemon().start(() -> PingPong.echo(listener, selector));
 
         long[] nanos = new long[roundTrips];
         Thread client = Thread.ofVirtual().start(() -> {

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Wakeup delays for wakeup-delay.sh.
+
+--label "VARIANT RUN ROUND_TRIPS LOAD_BEFORE LOAD_AFTER": reads, on stdin,
+`perf script --ns -F pid,tid,time,event,trace` of a system-wide record of
+sched:sched_wakeup and sched:sched_switch, and prints one line: the label, then
+per role of the JVM's threads (echo server, carrier, other) the wakeups per
+round trip (of a sleeping thread: the ones followed by a wait), the median, p90 and p99 wait from wakeup to running (µs), and the
+switch-outs while still runnable (preempted) per round trip.
+The JVM is the process of the thread named echo-server; other processes' threads
+are not counted.
+--summary BASELINE: reads those lines, prints a Markdown table of medians
+[min-max] per variant and the per-pair ratio of the echo server's median wait.
+"""
+import re
+import statistics
+import sys
+
+ROLES = ["echo server", "carrier", "other JVM thread"]
+STATS = ["wakeups/rt", "wait p50 µs", "wait p90 µs", "wait p99 µs", "preempted/rt"]
+EVENT = re.compile(r"^\s*(\d+)/(\d+)\s+([\d.]+):\s+sched:(sched_wakeup|sched_switch):\s+(.*)$")
+WAKEUP = re.compile(r"comm=(.*?) pid=(\d+) prio=")
+SWITCH = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> "
+                    r"next_comm=(.*?) next_pid=(\d+) next_prio=")
+
+
+def role(comm):
+    if comm == "echo-server":
+        return "echo server"
+    if comm.startswith("ForkJoi"):
+        return "carrier"
+    return "other JVM thread"
+
+
+def percentile(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, int(-(-p * len(xs) // 100)) - 1))] if xs else float("nan")
+
+
+def parse(lines):
+    """Events as (pid, tid, time s, kind, groups)."""
+    for line in lines:
+        m = EVENT.match(line)
+        if not m:
+            continue
+        pid, tid, t, kind, rest = int(m.group(1)), int(m.group(2)), float(m.group(3)), m.group(4), m.group(5)
+        g = (WAKEUP if kind == "sched_wakeup" else SWITCH).search(rest)
+        if g:
+            yield pid, tid, t, kind, g.groups()
+
+
+def measure(lines, round_trips):
+    events = list(parse(lines))
+    jvm = next((pid for pid, _, _, kind, g in events if kind == "sched_switch" and g[0] == "echo-server"), None)
+    if jvm is None:
+        raise SystemExit("wakeup-delay.py: no switch of a thread named echo-server in the trace")
+    tids = {tid for pid, tid, _, _, _ in events if pid == jvm}
+    woken = {}   # tid -> time of its first wakeup since it last ran
+    waits = {r: [] for r in ROLES}
+    preempted = dict.fromkeys(ROLES, 0)
+    for pid, tid, t, kind, g in events:
+        if kind == "sched_wakeup":
+            comm, target = g[0], int(g[1])
+            if target in tids:
+                woken.setdefault(target, t)
+        else:
+            prev_comm, prev_pid, prev_state, next_comm, next_pid = g[0], int(g[1]), g[2], g[3], int(g[4])
+            if prev_pid in tids and prev_state.startswith("R"):
+                preempted[role(prev_comm)] += 1
+            woken.pop(prev_pid, None)   # a wakeup while it ran (it was on the run queue) is not a wait
+            if next_pid in woken:
+                waits[role(next_comm)].append((t - woken.pop(next_pid)) * 1e6)
+    out = []
+    for r in ROLES:
+        out += [len(waits[r]) / round_trips, percentile(waits[r], 50), percentile(waits[r], 90),
+                percentile(waits[r], 99), preempted[r] / round_trips]
+    return out
+
+
+def count(label):
+    variant, run, total, load0, load1 = label.split()
+    values = measure(sys.stdin, float(total))
+    print(variant, run, total, load0, load1, " ".join(f"{x:.4f}" for x in values))
+
+
+def summary(baseline):
+    runs = {}
+    width = len(ROLES) * len(STATS)
+    for line in sys.stdin:
+        f = line.split()
+        if len(f) != 5 + width or line.startswith("#"):
+            continue
+        runs.setdefault(f[0], {})[f[1]] = [float(x) for x in f[5:]]
+    for r_i, r in enumerate(ROLES):
+        print(f"\n{r}:\n")
+        print("| variant | " + " | ".join(STATS) + " |")
+        print("|---" * (len(STATS) + 1) + "|")
+        for v, by_run in runs.items():
+            cols = list(zip(*by_run.values()))[r_i * len(STATS):(r_i + 1) * len(STATS)]
+            print(f"| {v} | " + " | ".join(f"{statistics.median(c):.3f} [{min(c):.3f}–{max(c):.3f}]" for c in cols) + " |")
+    for v, by_run in runs.items():
+        if v == baseline or baseline not in runs:
+            continue
+        ratios = [by_run[i][1] / runs[baseline][i][1] for i in by_run if i in runs[baseline]]
+        if ratios:
+            print(f"\necho server's median wait, {v} ÷ {baseline} per pair: {statistics.median(ratios):.3f} "
+                  f"[{min(ratios):.3f}–{max(ratios):.3f}] over {len(ratios)} pairs")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--label":
+        count(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--summary":
+        summary(sys.argv[2])
+    else:
+        sys.exit("usage: wakeup-delay.py --label 'VARIANT RUN ROUND_TRIPS LOAD0 LOAD1' | --summary BASELINE")
