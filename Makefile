@@ -22,6 +22,8 @@ export CCACHE_NOHASHDIR := 1
 CHECK_TESTS ?= $(shell cat $(TOP)/test/check-tests.txt 2>/dev/null)
 JTREG_CONCURRENCY ?= 2
 JTREG_TIMEOUT_FACTOR ?= 4
+# More jtreg options for check-jtreg, e.g. -vmoption:-XX:ActiveProcessorCount=1
+CHECK_JTREG_OPTS ?=
 
 .PHONY: default images test check check-frontend check-jtreg patch-export \
         patch-check patch-status dist bench-poller bench-e2e bench-pingpong bench-apps bench-bar conformance \
@@ -86,7 +88,7 @@ check-jtreg: configured
 	$(JTREG_HOME)/bin/jtreg -jdk:$(JDK_IMAGE) -dir:$(SRC) -nativepath:$(TOP)/build/check/native \
 	  -w:$(TOP)/build/check/JTwork -r:$(TOP)/build/check/JTreport \
 	  -conc:$(JTREG_CONCURRENCY) -timeoutFactor:$(JTREG_TIMEOUT_FACTOR) \
-	  -agentvm -verbose:summary,fail $(CHECK_TESTS) || \
+	  -agentvm -verbose:summary,fail $(CHECK_JTREG_OPTS) $(CHECK_TESTS) || \
 	  { $(TOP)/tools/jtreg-failures.sh $(TOP)/build/check/JTwork $(TOP)/build/check/JTreport; exit 2; }
 
 dist: configured
