@@ -137,9 +137,9 @@ for i in $(seq 1 "$pairs"); do
         n = split(syscalls, names, " ")
         for (k = 1; k <= n; k++) printf " %.3f", calls[names[k]] / rt
         printf "\n"
-      }' "$work/run"
+      }' "$work/run" | tee -a "$work/all"
   done
-done | tee "$work/all"
+done
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 - "$work/all" "${names[0]}" "$counted" <<'PY'
 import sys, statistics as st

@@ -74,8 +74,9 @@ for i in $(seq 1 "$pairs"); do
     total=$(awk '/^round trips:/ {print $3}' "$work/run")
     [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
     perf script -i "$work/perf.data" -F trace 2>/dev/null |
-      python3 "$HERE/switches-by-thread.py" --label "${names[$v]} $i $total $load0 $(cut -d' ' -f1 /proc/loadavg)"
+      python3 "$HERE/switches-by-thread.py" --label "${names[$v]} $i $total $load0 $(cut -d' ' -f1 /proc/loadavg)" |
+      tee -a "$work/all"
   done
-done | tee "$work/all"
+done
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 "$HERE/switches-by-thread.py" --summary "${names[0]}" < "$work/all"

@@ -85,8 +85,9 @@ for i in $(seq 1 "$pairs"); do
       { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     grep -q "^round trips: $rt\$" "$work/run" || { cat "$work/run" >&2; die "${names[$v]}, pair $i did not report its round trips"; }
     perf script -i "$work/perf.data" --ns -F pid,tid,time,event,trace 2>/dev/null |
-      python3 "$HERE/wakeup-delay.py" --label "${names[$v]} $i $rt $load0 $(cut -d' ' -f1 /proc/loadavg)"
+      python3 "$HERE/wakeup-delay.py" --label "${names[$v]} $i $rt $load0 $(cut -d' ' -f1 /proc/loadavg)" |
+      tee -a "$work/all"
   done
-done | tee "$work/all"
+done
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 "$HERE/wakeup-delay.py" --summary "${names[0]}" < "$work/all"

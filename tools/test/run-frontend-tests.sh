@@ -361,6 +361,21 @@ if [ -x "$T25/bin/javac" ]; then
       "^\\| A \\| .*\\| 2\\.0[0-9]{2} \\[2\\.0[0-9]{2}–2\\.0[0-9]{2}\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\|$" \
       "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 500 --warmup 200 --allow-busy --count-syscalls --variant A=
   fi
+  # busy only between runs (load1 0.30: under the start limit 0.5, over a between limit of
+  # 0.2): the check runs inside the loop over the pairs, whose verdict must reach the report
+  echo "0.30 0.20 0.10 1/100 4242" > "$fake/loadavg-between"
+  between_env=(env ET_BENCH_LOADAVG_FILE="$fake/loadavg-between" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-quiet"
+               ET_BENCH_LOCK="$fake/lock" ET_BENCH_MAX_LOAD_BETWEEN=0.2 ET_BENCH_WAIT_S=0)
+  expect_output "latency: busy between runs with --allow-busy, the report says so" \
+    "^MEASURED ON A BUSY MACHINE \\(--allow-busy\\): A, pair 2: 1-minute load average 0.30 > 0.2" \
+    "${between_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 2 --round-trips 300 --warmup 100 --allow-busy --variant A=
+  out=$("${between_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 2 --round-trips 300 --warmup 100 --variant A= 2>&1); rc=$?
+  if [ $rc -ne 0 ] && grep -q "stayed busy for 0s before A, pair 2" <<< "$out" && ! grep -q '^| A |' <<< "$out"; then
+    echo "PASS: latency: busy between runs without --allow-busy, the run stops with no table"; passed=$((passed + 1))
+  else
+    echo "FAIL: latency: busy between runs without --allow-busy: want exit != 0, 'stayed busy for 0s before A, pair 2' and no '| A |' row (exit $rc), got:"
+    sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
+  fi
   expect_failure "waiting client: --delay-dist must be fixed or exp" "--delay-dist must be fixed or exp, got 'uniform'" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
   expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
