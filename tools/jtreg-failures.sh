@@ -8,8 +8,9 @@ work=$1 report=$2
 summary=$report/text/summary.txt
 [ -f "$summary" ] || { echo "jtreg-failures.sh: no $summary (jtreg did not get as far as its report)" >&2; exit 0; }
 
-failed=$(awk '$2 != "Passed." { print $1 }' "$summary")
-[ -n "$failed" ] || exit 0
+not_passed=$(awk '$2 != "Passed."' "$summary")
+[ -n "$not_passed" ] || exit 0
+failed=$(awk '{ print $1 }' <<< "$not_passed")
 
 # jtr_of TEST: java/x/Foo.java#id -> WORK/java/x/Foo_id.jtr
 jtr_of() {
@@ -35,4 +36,4 @@ for t in $failed; do
   if [ -f "$jtr" ]; then failing_section "$jtr" | tail -n 60; else echo "(no $jtr)"; fi
 done
 echo "======== did not pass ($(echo "$failed" | wc -l) of $(wc -l < "$summary")):"
-awk '$2 != "Passed." { t = $1; $1 = ""; sub(/^ +/, ""); print "  " t ": " $0 }' "$summary"
+awk '{ t = $1; $1 = ""; sub(/^ +/, ""); print "  " t ": " $0 }' <<< "$not_passed"
