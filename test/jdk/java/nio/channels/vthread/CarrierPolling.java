@@ -88,6 +88,7 @@ import java.nio.file.Path;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -348,9 +349,15 @@ public class CarrierPolling {
                         + " while " + chatters + " connections chatter (iteration " + i + ")");
             }
         } finally {
+            // Each connection has one byte in flight: once stop is set, each side
+            // ends after its next write, and nobody is left in a read. A failed
+            // chatter may leave its peer waiting: only then close under the reads.
             stop.set(true);
-            for (Pair pair : pairs) pair.close();
+            if (failure.get() != null) {
+                for (Pair pair : pairs) pair.close();
+            }
             for (Thread t : threads) join(t, "a chatter to stop");
+            for (Pair pair : pairs) pair.close();
         }
         if (failure.get() != null) {
             throw new RuntimeException("readiness in turn: chatter failed", failure.get());
@@ -443,7 +450,8 @@ public class CarrierPolling {
 
     /**
      * One side of a chatter connection: the first side writes, then each side reads
-     * a byte, spins, writes it back, until stop is set or the connection closes.
+     * a byte, spins and writes it back, until it sees stop after a write or the
+     * connection closes.
      */
     private static void chat(SocketChannel ch, boolean first, AtomicBoolean stop,
                              long spinNanos, AtomicLong roundTrips,
@@ -453,7 +461,7 @@ public class CarrierPolling {
             if (first) {
                 ch.write(bb.put((byte) 1).flip());
             }
-            while (!stop.get()) {
+            do {
                 bb.clear();
                 if (ch.read(bb) != 1) {
                     return;
@@ -464,11 +472,9 @@ public class CarrierPolling {
                 }
                 roundTrips.incrementAndGet();
                 ch.write(bb.flip());
-            }
+            } while (!stop.get());
         } catch (IOException e) {
-            if (!stop.get()) {
-                failure.compareAndSet(null, e);
-            }
+            failure.compareAndSet(null, e);
         }
     }
 
@@ -1132,8 +1138,10 @@ public class CarrierPolling {
                         pair.channel.read(bb);
                         value.set((int) bb.get(0));
                     });
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
+                } catch (IOException e) {
+                    if (!pair.closedUnderRead(e)) {
+                        throw new RuntimeException(e);
+                    }
                 }
             });
             awaitParked(reader, "the pinned reader to park in its read");
@@ -1366,6 +1374,7 @@ public class CarrierPolling {
         final SocketChannel channel;
         final SocketChannel peer;
         final AtomicReference<Integer> readValue = new AtomicReference<>();
+        private volatile boolean closed;
 
         Pair() throws IOException {
             var loopback = InetAddress.getLoopbackAddress();
@@ -1390,13 +1399,24 @@ public class CarrierPolling {
                         readValue.set((int) bb.get(0));
                     }
                 } catch (IOException e) {
-                    throw new RuntimeException(e);
+                    if (!closedUnderRead(e)) {
+                        throw new RuntimeException(e);
+                    }
                 }
             });
         }
 
+        /**
+         * Returns true if e is the read's answer to this pair's close (a test that
+         * failed, or ended without giving the reader its byte, closes the pair).
+         */
+        boolean closedUnderRead(IOException e) {
+            return closed && e instanceof ClosedChannelException;
+        }
+
         @Override
         public void close() throws IOException {
+            closed = true;
             channel.close();
             peer.close();
         }
