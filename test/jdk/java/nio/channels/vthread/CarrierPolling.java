@@ -24,6 +24,7 @@
  *     watchdog when every carrier is busy or pinned, and data integrity; an idle
  *     carrier that blocks at once (no spin)
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -33,6 +34,7 @@
 /*
  * @test id=mode4-p2
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -42,6 +44,7 @@
 /*
  * @test id=mode4-p3
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -57,6 +60,7 @@
  *     With the longest spin, 1 ms, most wakeups of the submit race come while the
  *     carrier spins
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=1000
@@ -67,6 +71,7 @@
  * @test id=mode4-spin-p2
  * @summary The default spin (50 us)
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4
@@ -76,6 +81,7 @@
 /*
  * @test id=mode4-oneshot-p1
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=600 -Djdk.pollerMode=4 -Djdk.pollerEdgeTriggered=false
@@ -108,6 +114,8 @@ import etjdk.poller.CarrierPollerWaits;
 import static etjdk.poller.CarrierPollerWaits.*;
 import jdk.test.lib.thread.VThreadPinner;
 
+// The main thread must be a platform thread (test.thread.factory == null): it
+// watches the carriers, which a virtual main thread would hold or need.
 public class CarrierPolling {
     private static final int SUBMIT_ITERATIONS = Integer.getInteger("iterations", 20_000);
     private static final int SLEEP_ITERATIONS = 500;

@@ -25,6 +25,7 @@
  *     polled by the carrier that is left, which then blocks in the poller again,
  *     after the compensated block ended and one of the two carriers exited
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -34,6 +35,7 @@
 /*
  * @test id=mode4-oneshot
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @library lib
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerEdgeTriggered=false
@@ -54,6 +56,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static etjdk.poller.CarrierPollerWaits.*;
 
+// The main thread must be a platform thread (test.thread.factory == null): it
+// watches the carriers, which a virtual main thread would hold or need.
 public class CarrierPollingCarrierExit {
     // the default scheduler's keep-alive is 30 s: the carrier that is not in the
     // poller exits after that

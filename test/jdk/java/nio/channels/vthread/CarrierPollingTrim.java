@@ -29,6 +29,7 @@
  *     top of the idle stack; neither may exit within 20 s of the first park, and both
  *     must exit
  * @requires os.family == "linux" & vm.continuations
+ * @requires test.thread.factory == null
  * @modules java.base/sun.nio.ch
  * @library lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -51,6 +52,8 @@ import java.util.stream.Collectors;
 
 import static etjdk.poller.CarrierPollerWaits.*;
 
+// The main thread must be a platform thread (test.thread.factory == null): it
+// watches the carriers, which a virtual main thread would hold or need.
 public class CarrierPollingTrim {
     // the default scheduler's keep-alive is 30 s
     private static final long TRIM_WATCHDOG_SECONDS = 150;
