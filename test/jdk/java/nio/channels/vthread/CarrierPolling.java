@@ -325,6 +325,7 @@ public class CarrierPolling {
         var stop = new AtomicBoolean();
         var failure = new AtomicReference<Throwable>();
         var roundTrips = new AtomicLong();
+        boolean ended = false;
         try {
             for (int i = 0; i < chatters; i++) {
                 Pair pair = new Pair();
@@ -356,12 +357,14 @@ public class CarrierPolling {
                 join(started.get(), "a virtual thread started from a virtual thread to run"
                         + " while " + chatters + " connections chatter (iteration " + i + ")");
             }
+            ended = true;
         } finally {
             // Each connection has one byte in flight: once stop is set, each side
-            // ends after its next write, and nobody is left in a read. A failed
-            // chatter may leave its peer waiting: only then close under the reads.
+            // ends after its next write, and nobody is left in a read. After a
+            // failure (a chatter's, or this test's) a chatter may be left waiting:
+            // only then close under the reads.
             stop.set(true);
-            if (failure.get() != null) {
+            if (!ended || failure.get() != null) {
                 for (Pair pair : pairs) pair.close();
             }
             for (Thread t : threads) join(t, "a chatter to stop");
