@@ -28,23 +28,51 @@ import java.util.concurrent.TimeUnit;
  * the virtual-thread poller). Each client does ROUND_TRIPS round trips; the
  * total is printed so that perf stat counts can be divided by it.
  *
- *   java PingPong.java [clients=100] [roundTripsPerClient=10000]
+ * The echo server runs in the same JVM, or, with --port, in a process of its
+ * own started with --serve, so that counters of the clients' JVM leave it out.
+ *
+ *   java PingPong.java [clients=100] [roundTripsPerClient=10000] [--port PORT]
+ *   java PingPong.java --serve     (the echo server alone; prints "READY <port>")
  */
 public class PingPong {
     public static void main(String[] args) throws Exception {
-        int clients = args.length > 0 ? Integer.parseInt(args[0]) : 100;
-        int roundTrips = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+        List<String> counts = new ArrayList<>();
+        int port = -1;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--serve" -> {
+                    var listener = ServerSocketChannel.open()
+                            .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+                    var selector = Selector.open();
+                    System.out.println("READY " + listener.socket().getLocalPort());
+                    System.out.flush();
+                    echo(listener, selector);
+                    return;
+                }
+                case "--port" -> {
+                    if (i + 1 == args.length) throw new IllegalArgumentException("--port needs a port number");
+                    port = Integer.parseInt(args[++i]);
+                }
+                default -> counts.add(args[i]);
+            }
+        }
+        int clients = counts.size() > 0 ? Integer.parseInt(counts.get(0)) : 100;
+        int roundTrips = counts.size() > 1 ? Integer.parseInt(counts.get(1)) : 10_000;
 
         var loopback = InetAddress.getLoopbackAddress();
-        var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0), clients);
-        var selector = Selector.open();
-        Thread server = Thread.ofPlatform().name("echo-server").daemon().start(() -> echo(listener, selector));
+        if (port < 0) {
+            var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0), clients);
+            var selector = Selector.open();
+            Thread.ofPlatform().name("echo-server").daemon().start(() -> echo(listener, selector));
+            port = listener.socket().getLocalPort();
+        }
+        int serverPort = port;
 
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < clients; i++) {
             threads.add(Thread.ofVirtual().start(() -> {
-                try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
+                try (Socket s = new Socket(loopback, serverPort)) {
                     s.setTcpNoDelay(true);
                     InputStream in = s.getInputStream();
                     OutputStream out = s.getOutputStream();

@@ -138,10 +138,16 @@ def page(cfg, meta, variants, runs, out):
                  f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "
                  "leaf tasks completed in that window. *CPU (cores)* = task-clock ÷ window.")
     else:
+        if cfg.get("echo_peer", "jvm") == "process":
+            where = ("in a process of its own (`PingPong.java --serve`, source launcher on "
+                     f"`{cfg['peer_version']}`, not pinned to a CPU). Its CPU and its context "
+                     "switches are not counted")
+        else:
+            where = "in the same JVM (a platform thread), counted with it"
         L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "
                  f"`java.net.Socket`, do {cfg['round_trips']} 1-byte blocking round trips each "
-                 "against a one-thread `Selector` echo server in the same JVM (a platform thread).")
-        L.append(f"- `perf stat -e {cfg['events']}` over the whole process (JVM start-up "
+                 f"against a one-thread `Selector` echo server {where}.")
+        L.append(f"- `perf stat -e {cfg['events']}` over the whole client process (JVM start-up "
                  "included); each count is divided by the round trips the program reports. "
                  "ops/s is the program's own rate (perf attached).")
     L.append(f"- Variants alternate within each pair ({' '.join(names)}, then again), "

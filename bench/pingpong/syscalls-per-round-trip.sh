@@ -4,7 +4,8 @@
 # A B A B in pairs. Two cells:
 #  - ping-pong (default): PingPong.java, N virtual-thread clients doing 1-byte
 #    blocking round trips against a one-thread Selector echo server in the
-#    same JVM; whole process counted.
+#    same JVM (or, with --echo-peer process, in a JVM of its own); the whole
+#    client process counted.
 #  - waiting client (--waiting-client, or waiting-client.sh): the JVM under
 #    test on one CPU, N virtual-thread clients against DelayPeer.java in its
 #    own process on the other CPU, which answers after a fixed delay; perf
@@ -41,6 +42,9 @@ Options (defaults in brackets):
   --pairs N              runs of every variant, alternating A B A B [5]
   --clients N            virtual-thread clients [100]
   --round-trips N        ping-pong: round trips per client [10000]
+  --echo-peer WHERE      ping-pong: the echo server runs in the JVM under test
+                         (jvm), or in a process of its own on --peer-jdk, on any
+                         CPU, so that perf counts the clients' JVM only (process) [jvm]
   --jvm-args "OPTS"      JVM options for every variant (also: positional after the counts)
   --out FILE.md          also write a Markdown page and FILE.csv beside it
   --allow-busy           run even if the load guard finds the machine busy; every
@@ -53,7 +57,8 @@ Options (defaults in brackets):
     --size N             request bytes (reply: 1 byte) [1]
     --warmup S           seconds before counting [3]
     --duration S         counted seconds [10]
-    --peer-jdk DIR       JDK for DelayPeer [/usr/lib/jvm/temurin-25-jdk-amd64]
+    --peer-jdk DIR       JDK for DelayPeer, and for the echo server of
+                         --echo-peer process [/usr/lib/jvm/temurin-25-jdk-amd64]
     --client-cpu C       CPU of the JVM under test [0]
     --peer-cpu C         CPU of the peer [1]
   --compute              the no-I/O cell: fork/join trees of CPU-bound virtual
@@ -70,7 +75,7 @@ The load guard (bench/README.md) runs before the first run and between runs.
 EOF
 }
 
-jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0 compute=0
+jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 echo_peer=jvm
 roots=4 depth=10 leaf_iters=5000
 delay_us=50 delay_dist=fixed size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
@@ -93,6 +98,7 @@ while [[ $# -gt 0 ]]; do
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --clients) need "$@"; clients=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --echo-peer) need "$@"; echo_peer=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; jvm_args+=("${extra[@]}"); shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
     --allow-busy) allow_busy=1; shift ;;
@@ -134,6 +140,8 @@ for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seco
   || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
 (( depth <= 20 )) || die "--depth must be at most 20 (2^depth leaf tasks per tree), got $depth"
 (( waiting + compute <= 1 )) || die "--waiting-client and --compute are two cells: choose one"
+[[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
+[[ $echo_peer == jvm ]] || (( !waiting && !compute )) || die "--echo-peer is an option of the ping-pong cell only"
 (( pairs >= 5 )) || say "warning: --pairs $pairs is below the 5 pairs the method asks for (../shared/perf/method.md)"
 if (( ${#vnames[@]} == 0 )); then
   vnames=(ONESHOT ET); vopts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
@@ -155,8 +163,10 @@ fi
 jdk=$(cd "$jdk" && pwd)
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 command -v python3 >/dev/null || die "python3 is missing (needed for the summary)"
-if (( waiting )); then
+if (( waiting )) || [[ $echo_peer == process ]]; then
   [[ -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
+fi
+if (( waiting )); then
   command -v taskset >/dev/null || die "taskset not found (Debian package util-linux)"
   [[ $client_cpu != "$peer_cpu" ]] || die "--client-cpu and --peer-cpu must differ"
   for c in "$client_cpu" "$peer_cpu"; do
@@ -197,7 +207,8 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
     echo "roots=$roots"; echo "depth=$depth"; echo "leaf_iters=$leaf_iters"
     echo "warmup=$warmup"; echo "duration=$duration"
   else
-    echo "round_trips=$rt"
+    echo "round_trips=$rt"; echo "echo_peer=$echo_peer"
+    [[ $echo_peer == jvm ]] || echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
   fi
   for n in "${!vjdk[@]}"; do
     echo "variant_jdk_$n=${vjdk[$n]}"; echo "variant_jdk_version_$n=$("${vjdk[$n]}/bin/java" -version 2>&1 | head -1)"
@@ -207,13 +218,24 @@ printf 'name\topts\n' >"$raw/variants.tsv"
 for i in "${!vnames[@]}"; do printf '%s\t%s\n' "${vnames[$i]}" "${vopts[$i]}" >>"$raw/variants.tsv"; done
 printf 'pair\tvariant\tdir\tload1_before\tpsi10_before\tbusy_before\tload1_after\tpsi_run_pct\n' >"$raw/runs.tsv"
 
-peer_pid=""
+peer_pid="" port=""
 stop_peer() { [[ -n $peer_pid ]] && { kill "$peer_pid" 2>/dev/null || true; wait "$peer_pid" 2>/dev/null || true; }; peer_pid=""; }
 trap 'stop_peer; guard_unlock' EXIT
+# start_peer LOG COMMAND...: run the peer, wait for its "READY <port>" line, set port
+start_peer() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  peer_pid=$!
+  for _ in $(seq 300); do grep -q '^READY ' "$log" && break
+    kill -0 "$peer_pid" 2>/dev/null || { cat "$log" >&2; die "the peer exited (log: $log)"; }
+    sleep 0.1; done
+  port=$(awk '/^READY/ {print $2; exit}' "$log")
+  [[ -n $port ]] || die "the peer did not start within 30 s (log: $log)"
+}
 
 # run_one PAIR INDEX: one JVM of one variant
 run_one() {
-  local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 port rc=0
+  local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 rc=0
   local java=${vjdk[${vnames[$2]}]:-$jdk}/bin/java
   local -a opts
   read -r -a opts <<<"${vopts[$i]}"
@@ -221,14 +243,8 @@ run_one() {
   mkdir -p "$dir"
   psi0=$(guard_psi_total); t0=$(date +%s.%N)
   if (( waiting )); then
-    taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
-      --delay-us "$delay_us" --delay-dist "$delay_dist" --size "$size" >"$dir/peer.log" 2>&1 &
-    peer_pid=$!
-    for _ in $(seq 300); do grep -q '^READY ' "$dir/peer.log" && break
-      kill -0 "$peer_pid" 2>/dev/null || { cat "$dir/peer.log" >&2; die "the peer exited (log: $dir/peer.log)"; }
-      sleep 0.1; done
-    port=$(awk '/^READY/ {print $2; exit}' "$dir/peer.log")
-    [[ -n $port ]] || die "the peer did not start within 30 s (log: $dir/peer.log)"
+    start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
+      --delay-us "$delay_us" --delay-dist "$delay_dist" --size "$size"
     mkfifo "$dir/perf-ctl" "$dir/perf-ack"
     taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
@@ -246,8 +262,14 @@ run_one() {
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   else
+    local -a peer_args=()
+    if [[ $echo_peer == process ]]; then
+      start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
+      peer_args=(--port "$port")
+    fi
     perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
-      -cp "$raw/classes" PingPong "$clients" "$rt" >"$dir/out.log" 2>&1 || rc=$?
+      -cp "$raw/classes" PingPong "$clients" "$rt" "${peer_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
+    stop_peer
   fi
   t1=$(date +%s.%N); psi1=$(guard_psi_total)
   (( rc == 0 )) || { tail -20 "$dir/out.log" >&2; die "$name, pair $pair failed (exit $rc; log: $dir/out.log)"; }
