@@ -26,6 +26,9 @@ Options (defaults in brackets):
   --pairs N            runs of every variant per cell, alternating [5]
   --cells "C ..."      these cells only [all: $CELLS_ALL]
   --out DIR            output directory [build/bench-bar/<UTC timestamp>]
+  --echo-peer WHERE    the ping-pong cells' echo server: in the JVM under test,
+                       counted with it (jvm), or in a JVM of its own, not
+                       counted (process; syscalls-per-round-trip.sh --help) [jvm]
   --series ID          the patch series the image was built from, for the pages
                        (make bench-bar passes the committed one) [not stated]
   --allow-busy         passed to every runner: measure even on a busy machine
@@ -38,7 +41,7 @@ EOF
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
-jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=() series=""
+jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=() series="" echo_peer=jvm
 while (( $# )); do
   case $1 in
     -h|--help) usage; exit 0 ;;
@@ -48,6 +51,7 @@ while (( $# )); do
     --cells) need "$@"; cells=$2; shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
     --series) need "$@"; series=$2; shift 2 ;;
+    --echo-peer) need "$@"; echo_peer=$2; shift 2 ;;
     --allow-busy) busy=(--allow-busy); shift ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -56,6 +60,7 @@ done
 [[ -x $jdk/bin/java ]] || die "--jdk $jdk is not a JDK (no bin/java)"
 [[ -x $up/bin/java ]] || die "no upstream image at $up: build it with 'make upstream-image', or name one with --upstream-jdk"
 [[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
+[[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
 for c in $cells; do
   [[ " $CELLS_ALL " == *" $c "* ]] || die "unknown cell '$c' (cells: $CELLS_ALL)"
 done
@@ -73,8 +78,8 @@ cell_cmd() {
     latency-p1) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=1" ;;
     latency-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=2" ;;
     busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 20000 --warmup 10000 --busy-task-us 100 --jvm-args $P=2" ;;
-    pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=2 --out $out/pingpong-p2.md" ;;
-    pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=1 --out $out/pingpong-p1.md" ;;
+    pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=2 --echo-peer $echo_peer --out $out/pingpong-p2.md" ;;
+    pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=1 --echo-peer $echo_peer --out $out/pingpong-p1.md" ;;
     waiting-10) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 10 --delay-us 50 --out $out/waiting-10.md" ;;
     waiting-100-exp300) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 300 --delay-dist exp --out $out/waiting-100-exp300.md" ;;
     waiting-100-exp3000) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 3000 --delay-dist exp --out $out/waiting-100-exp3000.md" ;;

@@ -384,6 +384,14 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --echo-peer elsewhere
   expect_failure "pingpong: --echo-peer outside the ping-pong cell" "--echo-peer is an option of the ping-pong cell only" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --echo-peer process
+  expect_failure "bench-bar: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'nearby'" \
+    "$d/bench/bar/run.sh" --jdk "$T25" --upstream-jdk "$T25" --echo-peer nearby --out "$d/bar-bad"
+  # a busy machine stops the cell at its guard, after the command is recorded
+  "${busy_env[@]}" "$d/bench/bar/run.sh" --jdk "$T25" --upstream-jdk "$T25" --cells pingpong-p2 \
+    --echo-peer process --out "$d/bar-echo" >/dev/null 2>&1
+  grep -q -- "--echo-peer process --out $d/bar-echo/pingpong-p2.md" "$d/bar-echo/commands.txt" 2>/dev/null &&
+    { echo "PASS: bench-bar --echo-peer process reaches the ping-pong cell's command"; passed=$((passed + 1)); } ||
+    { echo "FAIL: bench-bar --echo-peer process: not in $d/bar-echo/commands.txt"; failed=$((failed + 1)); }
   expect_failure "pingpong: --depth too large" "at most 20" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --compute --depth 30
   expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \
@@ -464,9 +472,9 @@ if [ -x "$T25/bin/javac" ]; then
     expect_success "pingpong with the echo server in its own process" \
       "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --allow-busy --jdk "$T25" --pairs 1 \
       --clients 2 --round-trips 20 --echo-peer process --variant A= --out "$d/ext.md"
-    grep -q "echo server in a process of its own" "$d/ext.md" 2>/dev/null && ! pgrep -f "PingPong.java --serve" >/dev/null &&
+    grep -q "echo server in a process of its own" "$d/ext.md" 2>/dev/null && ! pgrep -f "$d/bench/pingpong/PingPong.java --serve" >/dev/null &&
       { echo "PASS: echo-peer process page says where the echo server ran, and the server is gone"; passed=$((passed + 1)); } ||
-      { echo "FAIL: echo-peer process: $d/ext.md does not name the echo server's process, or PingPong.java --serve still runs"; failed=$((failed + 1)); }
+      { echo "FAIL: echo-peer process: $d/ext.md does not name the echo server's process, or its PingPong.java --serve still runs"; failed=$((failed + 1)); }
     expect_failure "pingpong aborts when the machine becomes busy between runs" "stayed busy for 0s before ET, pair 1" \
       env ET_BENCH_LOADAVG_FILE="$fake/loadavg-low" ET_BENCH_PROC_SAMPLE_FILE="$fake/procs-quiet" \
       ET_BENCH_LOCK="$fake/lock" ET_BENCH_MAX_LOAD_BETWEEN=0.2 ET_BENCH_WAIT_S=0 \
