@@ -239,6 +239,24 @@ bench_shell_words() {
   echo
 }
 
+# bench_cpu_speed: a fixed awk loop timed 3 times on each CPU (taskset; the
+# first 8), as "MIN-MAX ms"; a VM whose CPUs change speed shows it as a spread
+# that the load average does not. "n/a" without taskset or a CPU to pin to.
+bench_cpu_speed() {
+  local n c r t0 t1 ms=()
+  command -v taskset >/dev/null || { echo "n/a"; return 0; }
+  n=$(nproc); (( n > 8 )) && n=8
+  for r in 1 2 3; do
+    for ((c = 0; c < n; c++)); do
+      t0=$(date +%s%N)
+      taskset -c "$c" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || { echo "n/a"; return 0; }
+      t1=$(date +%s%N)
+      ms+=($(( (t1 - t0) / 1000000 )))
+    done
+  done
+  printf '%s\n' "${ms[@]}" | sort -n | awk 'NR == 1 { min = $1 } { max = $1 } END { printf "%d-%d ms\n", min, max }'
+}
+
 # bench_meta_start FILE JAVA COMMAND...: machine, JDK and command for the report
 bench_meta_start() {
   local f=$1 java=$2; shift 2
@@ -251,6 +269,7 @@ bench_meta_start() {
     echo "memory=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
     echo "load_start=$(guard_loadavg)"
     echo "psi_start=$(guard_psi10)"
+    echo "cpu_speed_start=$(bench_cpu_speed)"
     echo "java_version=$("$java" -version 2>&1 | head -1)"
     echo "java_runtime=$("$java" -version 2>&1 | sed -n 2p)"
     echo "git=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --short HEAD 2>/dev/null || echo none)"
@@ -263,6 +282,7 @@ bench_meta_end() {
     echo "date_end=$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "load_end=$(guard_loadavg)"
     echo "psi_end=$(guard_psi10)"
+    echo "cpu_speed_end=$(bench_cpu_speed)"
     echo "machine_busy=$GUARD_BUSY_SEEN"
     echo "busy_checks=$GUARD_BUSY_COUNT"
     echo "busy_notes=$GUARD_BUSY_NOTES$( (( GUARD_BUSY_COUNT > 3 )) && echo " | ... busy at $((GUARD_BUSY_COUNT - 3)) more checks")"

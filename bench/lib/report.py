@@ -10,6 +10,7 @@ before/after, pairs, busy-machine stamp), CSV and SVG plots.
 import csv
 import math
 import os
+import re
 import statistics
 
 BUSY_STAMP = "measured on a busy machine"
@@ -182,6 +183,20 @@ def stamp_lines(meta):
     return [f"> **{BUSY_STAMP}** (run with `--allow-busy`; what was busy: see the top of the page)", ""]
 
 
+CPU_SPEED_SPREAD_WARN = 1.5
+
+
+def cpu_speed_spread(meta):
+    """Slowest over fastest run of bench_cpu_speed's loop, before and after
+    together; None if it was not measured."""
+    times = []
+    for k in ("cpu_speed_start", "cpu_speed_end"):
+        m = re.fullmatch(r"(\d+)-(\d+) ms", meta.get(k, ""))
+        if m:
+            times += [int(m.group(1)), int(m.group(2))]
+    return max(times) / min(times) if times and min(times) > 0 else None
+
+
 def header_lines(meta, title, runner, pairs, variants_desc=None, extra_machine=()):
     """Title, busy stamp, and the sections every page carries: what, command,
     machine and JDK, load before/after, pairs."""
@@ -204,6 +219,13 @@ def header_lines(meta, title, runner, pairs, variants_desc=None, extra_machine=(
              f"after: {meta.get('load_end', '?')}; CPU pressure (PSI some avg10) before: "
              f"{pct(meta.get('psi_start'))}, after: {pct(meta.get('psi_end'))}")
     L.append(f"- JDK under test: `{meta.get('java_version', '?')}`, {meta.get('java_runtime', '?')}")
+    if "cpu_speed_start" in meta:
+        L.append(f"- CPU speed (a fixed awk loop pinned to each CPU, 3 times, ms per loop): before "
+                 f"{meta.get('cpu_speed_start')}, after {meta.get('cpu_speed_end', '?')}")
+        spread = cpu_speed_spread(meta)
+        if spread is not None and spread > CPU_SPEED_SPREAD_WARN:
+            L.append(f"- **The CPUs changed speed: the same loop took up to {spread:.1f} × as long "
+                     "in one run as in another.** Times and rates vary with it; counts do not.")
     for x in extra_machine:
         L.append(f"- {x}")
     L.append(f"- Pairs: {pairs}" + (f"; variants: {variants_desc}" if variants_desc else ""))

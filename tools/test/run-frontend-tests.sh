@@ -466,8 +466,9 @@ if [ -x "$T25/bin/javac" ]; then
       "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 \
       --round-trips 20 --variant A=-Da=1 --variant B=-Db=1 --variant C=-Dc=1 --out "$d/quiet.md"
     ! grep -q "busy machine" "$d/quiet.md" && grep -q "C ÷ A" "$d/quiet.md" && [ ! -e "$fake/lock" ] &&
-      { echo "PASS: quiet page: no stamp, a ratio row per variant, lock released"; passed=$((passed + 1)); } ||
-      { echo "FAIL: quiet page $d/quiet.md (stamp, ratio rows or lock $fake/lock)"; failed=$((failed + 1)); }
+      grep -Eq "^- CPU speed \(a fixed awk loop .*\): before [0-9]+-[0-9]+ ms, after [0-9]+-[0-9]+ ms$" "$d/quiet.md" &&
+      { echo "PASS: quiet page: no stamp, a ratio row per variant, the CPU speed, lock released"; passed=$((passed + 1)); } ||
+      { echo "FAIL: quiet page $d/quiet.md (stamp, ratio rows, CPU speed line or lock $fake/lock)"; failed=$((failed + 1)); }
     rm -f "$d/quiet.md"
     expect_success "pingpong with the echo server in its own process" \
       "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --allow-busy --jdk "$T25" --pairs 1 \
