@@ -91,6 +91,7 @@ fi
 "$jdk/bin/javac" -nowarn ${peer_feature:+--release "$peer_feature"} -d "$work/classes" "$HERE/IdleConnections.java" "$HERE/../pingpong/WaitingClient.java" \
   || die "javac IdleConnections.java failed"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs connections=$connections seconds=$seconds"
+bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for v in "${!names[@]}"; do echo "# variant ${names[$v]}: ${opts[$v]:-(no options)}"; done
 echo "variant run cpu_s core_share cs cs_per_s load1_before load1_after" | tee "$work/all"
@@ -132,6 +133,7 @@ for i in $(seq 1 "$pairs"); do
       }' "$work/run" | tee -a "$work/all"
   done
 done
+bench_cpu_speed_line after
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 - "$work/all" "$HERE/../lib" "${names[@]}" <<'PY'
 import sys

@@ -257,6 +257,23 @@ bench_cpu_speed() {
   printf '%s\n' "${ms[@]}" | sort -n | awk 'NR == 1 { min = $1 } { max = $1 } END { printf "%d-%d ms\n", min, max }'
 }
 
+# bench_cpu_speed_line before|after: bench_cpu_speed as a "#" line, for the
+# runners that print their results instead of writing a page; "after" adds a
+# warning when the slowest loop of both took over 1.5 x the fastest (as
+# report.py's pages do)
+BENCH_CPU_SPEED_BEFORE=""
+bench_cpu_speed_line() {
+  local v; v=$(bench_cpu_speed)
+  echo "# CPU speed $1 (a fixed awk loop pinned to each CPU, 3 times, ms per loop): $v"
+  if [[ $1 == before ]]; then BENCH_CPU_SPEED_BEFORE=$v; return 0; fi
+  awk -v t="$BENCH_CPU_SPEED_BEFORE $v" 'BEGIN {
+    n = split(t, f, /[^0-9]+/)
+    for (i = 1; i <= n; i++) if (f[i] != "") { x = f[i] + 0; if (min == "" || x < min) min = x; if (x > max) max = x }
+    if (min > 0 && max > 1.5 * min)
+      printf "# THE CPUS CHANGED SPEED: the same loop took up to %.1f x as long in one run as in another; times and rates vary with it, counts do not\n", max / min
+  }'
+}
+
 # bench_meta_start FILE JAVA COMMAND...: machine, JDK and command for the report
 bench_meta_start() {
   local f=$1 java=$2; shift 2

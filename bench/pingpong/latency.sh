@@ -100,6 +100,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]:-}"
+bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
 header="variant run p50_us p90_us p99_us p99.9_us max_us cs_per_rt cpu_us_per_rt load1_before load1_after"
@@ -140,6 +141,7 @@ for i in $(seq 1 "$pairs"); do
       }' "$work/run" | tee -a "$work/all"
   done
 done
+bench_cpu_speed_line after
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 - "$work/all" "${names[0]}" "$counted" <<'PY'
 import sys, statistics as st

@@ -70,6 +70,7 @@ guard_lock
 work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]}"
+bench_cpu_speed_line before
 first=1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
@@ -89,5 +90,6 @@ for i in $(seq 1 "$pairs"); do
       tee -a "$work/all"
   done
 done
+bench_cpu_speed_line after
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 "$HERE/wakeup-delay.py" --summary "${names[0]}" < "$work/all"

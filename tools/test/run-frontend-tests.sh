@@ -369,6 +369,9 @@ if [ -x "$T25/bin/javac" ]; then
   expect_output "latency: busy between runs with --allow-busy, the report says so" \
     "^MEASURED ON A BUSY MACHINE \\(--allow-busy\\): A, pair 2: 1-minute load average 0.30 > 0.2" \
     "${between_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 2 --round-trips 300 --warmup 100 --allow-busy --variant A=
+  expect_output "latency: the CPUs' speed before and after the runs" \
+    "^# CPU speed after \\(a fixed awk loop pinned to each CPU, 3 times, ms per loop\\): [0-9]+-[0-9]+ ms$" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --variant A=
   out=$("${between_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 2 --round-trips 300 --warmup 100 --variant A= 2>&1); rc=$?
   if [ $rc -ne 0 ] && grep -q "stayed busy for 0s before A, pair 2" <<< "$out" && ! grep -q '^| A |' <<< "$out"; then
     echo "PASS: latency: busy between runs without --allow-busy, the run stops with no table"; passed=$((passed + 1))
