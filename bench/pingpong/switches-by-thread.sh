@@ -4,7 +4,8 @@
 # perf record -e sched:sched_switch; each switch-out of a JVM thread is counted by
 # the thread's role (carrier, echo server, poller thread, other JVM threads) and
 # kind (slept: it blocked; preempted: it was runnable), per round trip. Variants
-# alternate A B A B; whole process, as syscalls-per-round-trip.sh counts it.
+# alternate A B A B; whole process, as syscalls-per-round-trip.sh counts it
+# (with --echo-peer process, the echo server runs in a JVM of its own, not recorded).
 set -euo pipefail
 ME=${0##*/}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,12 +23,15 @@ Options (defaults in brackets):
   --round-trips N        round trips per client [10000]
   --jvm-args "OPTS"      JVM options for every variant
                          [-Djdk.virtualThreadScheduler.parallelism=2]
+  --echo-peer WHERE      the echo server in the JVM under test (jvm) or in a JVM
+                         of its own on --peer-jdk, not recorded (process) [jvm]
+  --peer-jdk DIR         JDK for --echo-peer process [/usr/lib/jvm/temurin-25-jdk-amd64]
   --allow-busy           run even if the machine is busy (the output says so)
   -h, --help             this text
 EOF
 }
 
-jdk="" pairs=3 clients=100 rt=10000 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=3 clients=100 rt=10000 allow_busy=${ALLOW_BUSY:-0} echo_peer=jvm peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64
 names=() opts=() common=(-Djdk.virtualThreadScheduler.parallelism=2)
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
 die() { echo "$ME: error: $*" >&2; exit 1; }
@@ -42,6 +46,8 @@ while (( $# )); do
     --round-trips) need "$@"; rt=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a common <<<"$2"; shift 2 ;;
     --allow-busy) allow_busy=1; shift ;;
+    --echo-peer) need "$@"; echo_peer=$2; shift 2 ;;
+    --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -50,6 +56,8 @@ done
 for n in "$pairs" "$clients" "$rt"; do
   [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--pairs, --clients and --round-trips must be whole numbers >= 1, got '$n'"
 done
+[[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
+[[ $echo_peer == jvm || -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
 if (( ${#names[@]} == 0 )); then names=(UPSTREAM MODE4); opts=("" "-Djdk.pollerMode=4"); fi
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 [[ $(perf list 'sched:sched_switch' 2>/dev/null) == *sched_switch* ]] ||
@@ -59,19 +67,33 @@ GUARD_NAME=$ME
 guard_init "$ME" "$allow_busy"
 guard_check start "the first run"
 guard_lock
-work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
+work=$(mktemp -d) peer_pid=""
+stop_peer() { [[ -z $peer_pid ]] || { kill "$peer_pid" 2>/dev/null || true; wait "$peer_pid" 2>/dev/null || true; peer_pid=""; }; }
+trap 'stop_peer; rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt jvm_args=${common[*]}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt jvm_args=${common[*]} echo_peer=$echo_peer"
 bench_cpu_speed_line before
 first=1
 for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
     if (( first )); then first=0; else guard_check between "${names[$v]}, pair $i"; fi
     load0=$(cut -d' ' -f1 /proc/loadavg)
+    peer_args=()
+    if [[ $echo_peer == process ]]; then
+      "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve > "$work/peer.log" 2>&1 &
+      peer_pid=$!
+      for _ in $(seq 300); do grep -q '^READY ' "$work/peer.log" && break
+        kill -0 "$peer_pid" 2>/dev/null || { cat "$work/peer.log" >&2; die "the echo server exited"; }
+        sleep 0.1; done
+      port=$(awk '/^READY/ {print $2; exit}' "$work/peer.log")
+      [[ -n $port ]] || die "the echo server did not start within 30 s"
+      peer_args=(--port "$port")
+    fi
     # shellcheck disable=SC2206
     perf record -q -o "$work/perf.data" -e sched:sched_switch -- \
-      "$jdk/bin/java" ${opts[$v]} "${common[@]}" -cp "$work/classes" PingPong "$clients" "$rt" \
+      "$jdk/bin/java" ${opts[$v]} "${common[@]}" -cp "$work/classes" PingPong "$clients" "$rt" "${peer_args[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
+    stop_peer
     total=$(awk '/^round trips:/ {print $3}' "$work/run")
     [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
     perf script -i "$work/perf.data" -F trace 2>/dev/null |

@@ -395,6 +395,8 @@ if [ -x "$T25/bin/javac" ]; then
   grep -q -- "--echo-peer process --out $d/bar-echo/pingpong-p2.md" "$d/bar-echo/commands.txt" 2>/dev/null &&
     { echo "PASS: bench-bar --echo-peer process reaches the ping-pong cell's command"; passed=$((passed + 1)); } ||
     { echo "FAIL: bench-bar --echo-peer process: not in $d/bar-echo/commands.txt"; failed=$((failed + 1)); }
+  expect_failure "switches-by-thread: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'far'" \
+    "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --echo-peer far
   expect_failure "pingpong: --depth too large" "at most 20" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --compute --depth 30
   expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \
