@@ -274,6 +274,26 @@ bench_cpu_speed_line() {
   }'
 }
 
+# bench_start_peer LOG COMMAND...: run a peer process of a benchmark (an echo
+# server, DelayPeer) in the background and wait up to 30 s for its "READY <port>"
+# line; sets BENCH_PEER_PID and BENCH_PEER_PORT. bench_stop_peer ends it, and
+# does nothing if no peer runs (call it from the runner's EXIT trap too).
+BENCH_PEER_PID="" BENCH_PEER_PORT=""
+bench_start_peer() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  BENCH_PEER_PID=$!
+  for _ in $(seq 300); do grep -q '^READY ' "$log" && break
+    kill -0 "$BENCH_PEER_PID" 2>/dev/null || { cat "$log" >&2; _guard_die "the peer exited (log: $log)"; }
+    sleep 0.1; done
+  BENCH_PEER_PORT=$(awk '/^READY/ {print $2; exit}' "$log")
+  [[ -n $BENCH_PEER_PORT ]] || _guard_die "the peer did not start within 30 s (log: $log)"
+}
+bench_stop_peer() {
+  [[ -z $BENCH_PEER_PID ]] || { kill "$BENCH_PEER_PID" 2>/dev/null || true; wait "$BENCH_PEER_PID" 2>/dev/null || true; }
+  BENCH_PEER_PID=""
+}
+
 # bench_meta_start FILE JAVA COMMAND...: machine, JDK and command for the report
 bench_meta_start() {
   local f=$1 java=$2; shift 2

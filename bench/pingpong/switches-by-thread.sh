@@ -67,9 +67,7 @@ GUARD_NAME=$ME
 guard_init "$ME" "$allow_busy"
 guard_check start "the first run"
 guard_lock
-work=$(mktemp -d) peer_pid=""
-stop_peer() { [[ -z $peer_pid ]] || { kill "$peer_pid" 2>/dev/null || true; wait "$peer_pid" 2>/dev/null || true; peer_pid=""; }; }
-trap 'stop_peer; rm -rf "$work"; guard_unlock' EXIT
+work=$(mktemp -d); trap 'bench_stop_peer; rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt jvm_args=${common[*]} echo_peer=$echo_peer"
 bench_cpu_speed_line before
@@ -80,20 +78,14 @@ for i in $(seq 1 "$pairs"); do
     load0=$(cut -d' ' -f1 /proc/loadavg)
     peer_args=()
     if [[ $echo_peer == process ]]; then
-      "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve > "$work/peer.log" 2>&1 &
-      peer_pid=$!
-      for _ in $(seq 300); do grep -q '^READY ' "$work/peer.log" && break
-        kill -0 "$peer_pid" 2>/dev/null || { cat "$work/peer.log" >&2; die "the echo server exited"; }
-        sleep 0.1; done
-      port=$(awk '/^READY/ {print $2; exit}' "$work/peer.log")
-      [[ -n $port ]] || die "the echo server did not start within 30 s"
-      peer_args=(--port "$port")
+      bench_start_peer "$work/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
+      peer_args=(--port "$BENCH_PEER_PORT")
     fi
     # shellcheck disable=SC2206
     perf record -q -o "$work/perf.data" -e sched:sched_switch -- \
       "$jdk/bin/java" ${opts[$v]} "${common[@]}" -cp "$work/classes" PingPong "$clients" "$rt" "${peer_args[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
-    stop_peer
+    bench_stop_peer
     total=$(awk '/^round trips:/ {print $3}' "$work/run")
     [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
     perf script -i "$work/perf.data" -F trace 2>/dev/null |

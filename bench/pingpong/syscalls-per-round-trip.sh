@@ -218,20 +218,7 @@ printf 'name\topts\n' >"$raw/variants.tsv"
 for i in "${!vnames[@]}"; do printf '%s\t%s\n' "${vnames[$i]}" "${vopts[$i]}" >>"$raw/variants.tsv"; done
 printf 'pair\tvariant\tdir\tload1_before\tpsi10_before\tbusy_before\tload1_after\tpsi_run_pct\n' >"$raw/runs.tsv"
 
-peer_pid="" port=""
-stop_peer() { [[ -n $peer_pid ]] && { kill "$peer_pid" 2>/dev/null || true; wait "$peer_pid" 2>/dev/null || true; }; peer_pid=""; }
-trap 'stop_peer; guard_unlock' EXIT
-# start_peer LOG COMMAND...: run the peer, wait for its "READY <port>" line, set port
-start_peer() {
-  local log=$1; shift
-  "$@" >"$log" 2>&1 &
-  peer_pid=$!
-  for _ in $(seq 300); do grep -q '^READY ' "$log" && break
-    kill -0 "$peer_pid" 2>/dev/null || { cat "$log" >&2; die "the peer exited (log: $log)"; }
-    sleep 0.1; done
-  port=$(awk '/^READY/ {print $2; exit}' "$log")
-  [[ -n $port ]] || die "the peer did not start within 30 s (log: $log)"
-}
+trap 'bench_stop_peer; guard_unlock' EXIT
 
 # run_one PAIR INDEX: one JVM of one variant
 run_one() {
@@ -243,15 +230,15 @@ run_one() {
   mkdir -p "$dir"
   psi0=$(guard_psi_total); t0=$(date +%s.%N)
   if (( waiting )); then
-    start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
+    bench_start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
       --delay-us "$delay_us" --delay-dist "$delay_dist" --size "$size"
     mkfifo "$dir/perf-ctl" "$dir/perf-ack"
     taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
-      "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$port" \
+      "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$BENCH_PEER_PORT" \
       --clients "$clients" --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
-    stop_peer
+    bench_stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   elif (( compute )); then
     mkfifo "$dir/perf-ctl" "$dir/perf-ack"
@@ -264,12 +251,12 @@ run_one() {
   else
     local -a peer_args=()
     if [[ $echo_peer == process ]]; then
-      start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
-      peer_args=(--port "$port")
+      bench_start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
+      peer_args=(--port "$BENCH_PEER_PORT")
     fi
     perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
       -cp "$raw/classes" PingPong "$clients" "$rt" "${peer_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
-    stop_peer
+    bench_stop_peer
   fi
   t1=$(date +%s.%N); psi1=$(guard_psi_total)
   (( rc == 0 )) || { tail -20 "$dir/out.log" >&2; die "$name, pair $pair failed (exit $rc; log: $dir/out.log)"; }
