@@ -20,6 +20,14 @@ part (samples x interval / round trips, where round trips = timed + warmup), and
 the client's and scheduler's hottest leaf frames summed over the variant's runs.
 
   cpu-by-part.py --interval-us 100 --round-trips 250000 FILE...
+
+With --by-call the files may come from any program (WaitingClient, PingPong): each
+sample is given to the innermost JDK call on its stack (CALLS below), and the
+output is each call's share of the run's samples, in percent, outside the JIT
+compiler threads (their share is listed apart): where a saturated client's CPU
+goes, whatever its request count.
+
+  cpu-by-part.py --by-call FILE...
 """
 import argparse
 import collections
@@ -36,6 +44,61 @@ PARTS = [
     ('scheduler', re.compile(r'java/util/concurrent/ForkJoin|java/lang/VirtualThread|jdk/internal/vm/Continuation')),
 ]
 PART_NAMES = [p for p, _ in PARTS] + ['other']
+
+# --by-call: the innermost Java frame that one of these matches decides (within
+# a frame, the first rule wins)
+CALLS = [
+    ('write syscall', re.compile(r'SocketDispatcher\.write0|FileDispatcherImpl\.write0|IOUtil\.write')),
+    ('read syscall', re.compile(r'SocketDispatcher\.read0|FileDispatcherImpl\.read0|IOUtil\.read')),
+    ('epoll_ctl', re.compile(r'EPoll\.ctl')),
+    ('epoll_wait', re.compile(r'EPoll\.wait')),
+    ('poller', re.compile(r'sun/nio/ch/\w*Poller')),
+    ('scheduler', re.compile(r'java/util/concurrent/ForkJoin|java/lang/VirtualThread|jdk/internal/vm/Continuation')),
+    ('socket and lock code', re.compile(r'^(sun/nio/ch|java/net|java/nio|java/io)/'
+                                         r'|^java/util/concurrent/locks/(?!LockSupport)')),
+]
+CALL_NAMES = [c for c, _ in CALLS] + ['continuation (VM)', 'other']
+JIT = re.compile(r'CompileBroker::|C2Compiler::|Compilation::')
+CONTINUATION_VM = re.compile(r'thaw|freeze|cont_returnBarrier')
+
+
+def call_of(frames):
+    """The --by-call bucket of a stack (root first); 'jit' for the compiler threads."""
+    if any(JIT.search(f) for f in frames):
+        return 'jit'
+    for f in reversed(frames):
+        if '/' in f and not f.endswith('_[k]'):
+            for name, rx in CALLS:
+                if rx.search(f):
+                    return name
+    if any(CONTINUATION_VM.search(f) for f in frames):
+        return 'continuation (VM)'
+    return 'other'
+
+
+def by_call(files):
+    """Print each variant's share of samples per call, median over its runs."""
+    runs = collections.defaultdict(list)
+    for path in files:
+        c = collections.Counter()
+        for frames, count in read_collapsed(path):
+            c[call_of(frames)] += count
+        total = sum(c.values())
+        rest = total - c['jit']
+        if not rest:
+            raise Error(f'{path}: no samples outside the JIT compiler threads')
+        shares = {n: 100 * c[n] / rest for n in CALL_NAMES}
+        shares['jit'] = 100 * c['jit'] / total
+        runs[variant_of(path)].append(shares)
+    cols = CALL_NAMES
+    print('Share of the samples outside the JIT compiler threads (%), median over runs;')
+    print('the JIT column is the compiler threads\' share of all samples')
+    print()
+    print('| variant | runs | ' + ' | '.join(cols) + ' | JIT |')
+    print('|---|---:|' + '---:|' * (len(cols) + 1))
+    for v, rs in runs.items():
+        cells = [f'{statistics.median(r[c] for r in rs):.1f}' for c in cols + ['jit']]
+        print(f'| {v} | {len(rs)} | ' + ' | '.join(cells) + ' |')
 
 
 class Error(Exception):
@@ -87,11 +150,17 @@ def split(path):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--interval-us', type=float, required=True, help='the profiler interval in microseconds')
-    ap.add_argument('--round-trips', type=int, required=True, help='round trips per run, warmup included')
+    ap.add_argument('--by-call', action='store_true', help='share of samples per innermost JDK call, any program')
+    ap.add_argument('--interval-us', type=float, help='the profiler interval in microseconds')
+    ap.add_argument('--round-trips', type=int, help='round trips per run, warmup included')
     ap.add_argument('--top', type=int, default=8, help='leaf frames to list per part [8]')
     ap.add_argument('files', nargs='+')
     o = ap.parse_args(argv)
+    if o.by_call:
+        by_call(o.files)
+        return 0
+    if o.interval_us is None or o.round_trips is None:
+        raise Error('--interval-us and --round-trips are needed (or --by-call)')
     if o.interval_us <= 0 or o.round_trips <= 0:
         raise Error('--interval-us and --round-trips must be positive')
     runs = collections.defaultdict(list)

@@ -75,5 +75,43 @@ class Table(unittest.TestCase):
                 self.run_main([q])
 
 
+WAITER = VTHREAD + ';WaitingClient.lambda$main$0;java/net/Socket$SocketInputStream.read;sun/nio/ch/NioSocketImpl.read'
+
+
+class ByCall(unittest.TestCase):
+    def test_the_innermost_named_frame_decides(self):
+        self.assertEqual(C.call_of((WAITER + ';sun/nio/ch/SocketDispatcher.read0;ksys_read_[k]').split(';')), 'read syscall')
+        self.assertEqual(C.call_of((WAITER + ';sun/nio/ch/Poller.poll;sun/nio/ch/EPoll.wait').split(';')), 'epoll_wait')
+        self.assertEqual(C.call_of((VTHREAD + ';sun/nio/ch/NioSocketImpl.write;java/util/concurrent/locks/ReentrantLock.lock').split(';')),
+                         'socket and lock code')
+
+    def test_a_park_belongs_to_whoever_parks(self):
+        park = ';java/util/concurrent/locks/LockSupport.parkNanos;jdk/internal/misc/Unsafe.park;futex_[k]'
+        self.assertEqual(C.call_of(('java/lang/Thread.run;sun/nio/ch/Poller$IdleCarrierPoller.watchdogLoop' + park).split(';')), 'poller')
+        self.assertEqual(C.call_of((CARRIER + ';java/util/concurrent/ForkJoinPool.awaitWork' + park).split(';')), 'scheduler')
+
+    def test_jit_and_vm_frames(self):
+        self.assertEqual(C.call_of('start_thread;CompileBroker::compiler_thread_loop;Compile::Compile'.split(';')), 'jit')
+        self.assertEqual(C.call_of('[not_walkable_Java];long* thaw<Config>'.split(';')), 'continuation (VM)')
+        self.assertEqual(C.call_of('start_thread;G1ConcurrentRefineThread::run_service'.split(';')), 'other')
+
+    def test_shares_leave_the_jit_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'MODE4-1.collapsed')
+            with open(p, 'w') as f:
+                f.write(WAITER + ';sun/nio/ch/SocketDispatcher.read0 30\n'
+                        + CARRIER + ';java/util/concurrent/ForkJoinPool.scan 10\n'
+                        + 'start_thread;CompileBroker::compiler_thread_loop 10\n')
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                C.main(['--by-call', p])
+        # 40 samples outside the JIT: read 75%, scheduler 25%; JIT 10 of 50 = 20%
+        self.assertIn('| MODE4 | 1 | 0.0 | 75.0 | 0.0 | 0.0 | 0.0 | 25.0 | 0.0 | 0.0 | 0.0 | 20.0 |', out.getvalue())
+
+    def test_counts_are_needed_without_by_call(self):
+        with self.assertRaisesRegex(C.Error, '--round-trips are needed'):
+            C.main(['x.collapsed'])
+
+
 if __name__ == '__main__':
     unittest.main()
