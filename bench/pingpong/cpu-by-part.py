@@ -36,12 +36,15 @@ import re
 import statistics
 import sys
 
+POLLER = re.compile(r'sun/nio/ch/\w*Poller')
+SCHEDULER = re.compile(r'java/util/concurrent/ForkJoin|java/lang/VirtualThread|jdk/internal/vm/Continuation')
+
 PARTS = [
     ('echo', re.compile(r'PingPong\.echo')),
     ('client', re.compile(r'Latency\.lambda\$main')),
     ('busy', re.compile(r'Latency\.lambda\$startBusyTasks')),
-    ('poller', re.compile(r'sun/nio/ch/\w*Poller')),
-    ('scheduler', re.compile(r'java/util/concurrent/ForkJoin|java/lang/VirtualThread|jdk/internal/vm/Continuation')),
+    ('poller', POLLER),
+    ('scheduler', SCHEDULER),
 ]
 PART_NAMES = [p for p, _ in PARTS] + ['other']
 
@@ -52,8 +55,8 @@ CALLS = [
     ('read syscall', re.compile(r'SocketDispatcher\.read0|FileDispatcherImpl\.read0|IOUtil\.read')),
     ('epoll_ctl', re.compile(r'EPoll\.ctl')),
     ('epoll_wait', re.compile(r'EPoll\.wait')),
-    ('poller', re.compile(r'sun/nio/ch/\w*Poller')),
-    ('scheduler', re.compile(r'java/util/concurrent/ForkJoin|java/lang/VirtualThread|jdk/internal/vm/Continuation')),
+    ('poller', POLLER),
+    ('scheduler', SCHEDULER),
     ('socket and lock code', re.compile(r'^(sun/nio/ch|java/net|java/nio|java/io)/'
                                          r'|^java/util/concurrent/locks/(?!LockSupport)')),
 ]
