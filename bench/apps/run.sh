@@ -26,6 +26,8 @@ CACHE=${ET_JDK_CACHE:-$HOME/.cache/et-jdk}
 ORIG_ARGS=("$@")
 # shellcheck source=../lib/guard.sh
 . "$TOP/bench/lib/guard.sh"
+# shellcheck source=db.sh
+. "$HERE/db.sh"
 # mariadbd lives in /usr/sbin, which a normal user's PATH may lack
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -583,41 +585,17 @@ db_start() {
   local user port
   DB_DIR=$TMP_ROOT/mariadb
   mkdir -p "$DB_DIR/data"
-  user=$(id -un)
-  # mariadbd does not run as root unless told to: as root, run it as the mysql user when
-  # that user can reach the data directory (TMPDIR may be private), else as root
-  if [ "$(id -u)" = 0 ]; then
-    user=root
-    if id mysql >/dev/null 2>&1; then
-      chown -R mysql "$DB_DIR"
-      if runuser -u mysql -- test -w "$DB_DIR/data" 2>/dev/null; then user=mysql; else chown -R root "$DB_DIR"; fi
-    fi
-  fi
+  user=$(db_user "$DB_DIR")
   say "database: mariadb-install-db into $DB_DIR/data"
-  mariadb-install-db --no-defaults --datadir="$DB_DIR/data" --user="$user" --auth-root-authentication-method=normal \
-    --skip-test-db --skip-name-resolve >"$RAW/mariadb-install.log" 2>&1 ||
-    { logtail "$RAW/mariadb-install.log"; die "mariadb-install-db failed (log: $RAW/mariadb-install.log)"; }
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  bg "$RAW/mariadbd.out" "mariadbd" taskset -c "$LOAD_CPU" "$MARIADBD" --no-defaults --user="$user" \
-    --datadir="$DB_DIR/data" --socket="$DB_DIR/mariadbd.sock" --pid-file="$DB_DIR/mariadbd.pid" \
-    --log-error="$DB_DIR/mariadbd.err" --port="$port" --bind-address=127.0.0.1 --skip-grant-tables \
-    --skip-name-resolve --skip-log-bin --performance-schema=OFF --max-connections=$((DB_THREADS + 100)) \
-    --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2
+  db_install "$DB_DIR/data" "$user" "$RAW/mariadb-install.log" || die "the MariaDB data directory was not created"
+  port=$(db_free_port)
+  db_server_args "$DB_DIR" "$user" "$port" $((DB_THREADS + 100))
+  bg "$RAW/mariadbd.out" "mariadbd" taskset -c "$LOAD_CPU" "$MARIADBD" "${DB_SERVER_ARGS[@]}"
   DB_PID=$BG_PID
   forget "$DB_PID"          # stopped by db_stop, with time for a clean shutdown
   echo "db_port=$port" >>"$RAW/session.env"; echo "db_pid=$DB_PID" >>"$RAW/session.env"
-  local i
-  for ((i = 0; i < 600; i++)); do
-    grep -q 'ready for connections' "$DB_DIR/mariadbd.err" 2>/dev/null && break
-    if ! kill -0 "$DB_PID" 2>/dev/null; then
-      say "mariadbd exited; the end of its log:"; logtail "$DB_DIR/mariadbd.err"; logtail "$RAW/mariadbd.out"
-      die "the MariaDB server did not start"
-    fi
-    sleep 0.1
-  done
-  grep -q 'ready for connections' "$DB_DIR/mariadbd.err" ||
-    { logtail "$DB_DIR/mariadbd.err"; die "the MariaDB server was not ready within 60 s"; }
-  DB_URL="jdbc:mariadb://127.0.0.1:$port/bench?user=bench&connectTimeout=10000&socketTimeout=60000"
+  db_wait_ready "$DB_DIR" "$DB_PID" || { logtail "$RAW/mariadbd.out"; die "the MariaDB server did not start"; }
+  DB_URL="$(db_url "$port")&socketTimeout=60000"
   "$JDK/bin/java" -cp "$CP:$CLS/app" DbBench --setup --url "$DB_URL" --rows "$DB_ROWS" >"$RAW/db-setup.log" 2>&1 ||
     { logtail "$RAW/db-setup.log"; die "creating the benchmark table failed (log: $RAW/db-setup.log)"; }
   say "database: $(grep '^SETUP' "$RAW/db-setup.log"), port $port"

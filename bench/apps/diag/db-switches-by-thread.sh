@@ -14,6 +14,8 @@ set -eu
 [ $# -ge 1 ] || { echo "usage: $0 JDK [PAIRS] [SOCKET_TIMEOUT_MS|none]" >&2; exit 2; }
 J=$1; PAIRS=${2:-2}; TIMEOUT=${3:-60000}
 cd "$(dirname "$0")/../../.."
+# shellcheck source=../db.sh
+. bench/apps/db.sh
 PATH=$PATH:/usr/sbin:/sbin
 for t in mariadbd mariadb-install-db perf taskset; do
   command -v $t >/dev/null || { echo "$0: $t not found (bench/apps/README.md lists the packages)" >&2; exit 1; }
@@ -26,19 +28,14 @@ DBP=""
 trap '[ -z "$DBP" ] || { kill $DBP; wait $DBP 2>/dev/null || true; }; rm -rf "$D"' EXIT
 mkdir -p "$D/classes" "$D/data"
 "$J/bin/javac" -nowarn -cp "$CP" -d "$D/classes" bench/apps/src/DbBench.java
-user=$(id -un); if [ "$(id -u)" = 0 ] && id mysql >/dev/null 2>&1; then user=mysql; chown -R mysql "$D"; fi
-mariadb-install-db --no-defaults --user="$user" --datadir="$D/data" \
-    --auth-root-authentication-method=normal --skip-test-db >"$D/install.log" 2>&1
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-taskset -c 1 mariadbd --no-defaults --user="$user" --datadir="$D/data" --socket="$D/s.sock" \
-    --pid-file="$D/p.pid" --log-error="$D/err.log" --port="$port" --bind-address=127.0.0.1 \
-    --skip-grant-tables --skip-name-resolve --skip-log-bin --performance-schema=OFF \
-    --max-connections=200 --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 \
-    >"$D/out.log" 2>&1 &
+user=$(db_user "$D")
+db_install "$D/data" "$user" "$D/install.log" || { echo "$0: the MariaDB data directory was not created" >&2; exit 1; }
+port=$(db_free_port)
+db_server_args "$D" "$user" "$port" 200
+taskset -c 1 mariadbd "${DB_SERVER_ARGS[@]}" >"$D/out.log" 2>&1 &
 DBP=$!
-for _ in $(seq 600); do grep -q 'ready for connections' "$D/err.log" 2>/dev/null && break; sleep 0.1; done
-grep -q 'ready for connections' "$D/err.log" || { tail "$D/err.log" >&2; echo "$0: mariadbd did not start" >&2; exit 1; }
-URL="jdbc:mariadb://127.0.0.1:$port/bench?user=bench&connectTimeout=10000"
+db_wait_ready "$D" "$DBP" || { tail "$D/out.log" >&2; echo "$0: mariadbd did not start" >&2; exit 1; }
+URL=$(db_url "$port")
 [ "$TIMEOUT" = none ] || URL="$URL&socketTimeout=$TIMEOUT"
 "$J/bin/java" -cp "$CP:$D/classes" DbBench --setup --url "$URL" --rows 10000 >"$D/setup.log" 2>&1
 echo "# $(date -u +%FT%TZ) jdk=$J socket_timeout=$TIMEOUT pairs=$PAIRS load=$(cut -d' ' -f1-3 /proc/loadavg)"
