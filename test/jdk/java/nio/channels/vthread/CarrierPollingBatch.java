@@ -19,10 +19,10 @@
 
 /*
  * @test id=mode4-p2
- * @summary Carrier polling (jdk.pollerMode=4): two readers made ready together,
- *     so that one carrier polls both, run on both carriers: the one that resumes
- *     first holds its carrier until the other has resumed, which needs the idle
- *     carrier to be signalled to steal it
+ * @summary Carrier polling (jdk.pollerMode=4): two readers made ready together
+ *     run on both carriers, also when one carrier polls them in two polls and
+ *     then runs its own queue: the one that resumes first holds its carrier until
+ *     the other has resumed, which needs the idle carrier to be signalled
  * @requires os.family == "linux" & vm.continuations
  * @requires test.thread.factory == null
  * @library lib
@@ -123,16 +123,23 @@ public class CarrierPollingBatch {
                     w.write(ByteBuffer.wrap(new byte[] { (byte) round }));
                 }
             }
+            Throwable failed = failure.get();
+            if (failed != null) {
+                // a reader failed: the other may be parked in a read that gets no byte
+                for (int i = 0; i < 2; i++) {
+                    readers[i].close();
+                }
+            }
             for (int i = 0; i < 2; i++) {
                 Thread t = threads[i];
                 if (!t.join(Duration.ofSeconds(WATCHDOG_SECONDS))) {
                     throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for reader "
                             + i + " to end after round " + resumed[i].get() + "; read pollers: "
-                            + readPollers(), failure.get());
+                            + readPollers(), failed);
                 }
             }
-            if (failure.get() != null) {
-                throw new RuntimeException(failure.get());
+            if (failed != null) {
+                throw new RuntimeException(failed.getMessage(), failed);
             }
             for (int i = 0; i < 2; i++) {
                 readers[i].close();
