@@ -28,8 +28,14 @@ import java.util.Arrays;
  * thread keeps 2 x parallelism + 2 short virtual threads started, each
  * spinning BUSY_US microseconds, so that no carrier ever runs out of work
  * and the client's wakeups queue behind CPU-bound tasks.
+ * <p>
+ * With LONG_US > 0 a virtual thread on a second connection runs LONG_US
+ * microseconds of CPU for every byte it reads, and a platform thread sends it a
+ * byte every LONG_EVERY_MS milliseconds: a carrier that polls that reader runs
+ * its long task while the client's replies keep arriving (the long-task cell).
  *
  *   java Latency [roundTrips=200000] [warmup=50000] [CTL ACK | - -] [BUSY_US=0]
+ *                [LONG_US=0 LONG_EVERY_MS]
  */
 public class Latency {
     public static void main(String[] args) throws Exception {
@@ -40,6 +46,10 @@ public class Latency {
         long busyNanos = args.length > 4 ? Long.parseLong(args[4]) * 1000 : 0;
         if (busyNanos > 0) {
             startBusyTasks(busyNanos);
+        }
+        long longNanos = args.length > 6 ? Long.parseLong(args[5]) * 1000 : 0;
+        if (longNanos > 0) {
+            startLongTasks(longNanos, Long.parseLong(args[6]));
         }
 
         var loopback = InetAddress.getLoopbackAddress();
@@ -74,6 +84,9 @@ public class Latency {
         if (busyNanos > 0) {
             System.out.printf("busy tasks: %d%n", busyTasks.sum());
         }
+        if (longNanos > 0) {
+            System.out.printf("long tasks: %d%n", longTasks.sum());
+        }
         System.out.printf("round trips: %d%n", roundTrips);
         for (double p : new double[] { 50, 90, 99, 99.9 }) {
             int i = (int) Math.min(roundTrips - 1, Math.ceil(p / 100 * roundTrips) - 1);
@@ -84,6 +97,41 @@ public class Latency {
     }
 
     static final java.util.concurrent.atomic.LongAdder busyTasks = new java.util.concurrent.atomic.LongAdder();
+    static final java.util.concurrent.atomic.LongAdder longTasks = new java.util.concurrent.atomic.LongAdder();
+
+    private static void startLongTasks(long longNanos, long everyMillis) throws Exception {
+        var loopback = InetAddress.getLoopbackAddress();
+        var listener = new java.net.ServerSocket(0, 1, loopback);
+        Socket ticker = new Socket(loopback, listener.getLocalPort());
+        Socket reader = listener.accept();
+        listener.close();
+        ticker.setTcpNoDelay(true);
+        Thread.ofVirtual().start(() -> {
+            try (InputStream in = reader.getInputStream()) {
+                while (in.read() >= 0) {
+                    long end = System.nanoTime() + longNanos;
+                    while (System.nanoTime() - end < 0) {
+                        Thread.onSpinWait();
+                    }
+                    longTasks.increment();
+                }
+            } catch (Exception e) {
+                e.printStackTrace();
+                System.exit(1);
+            }
+        });
+        Thread.ofPlatform().name("long-task-ticker").daemon().start(() -> {
+            try (OutputStream out = ticker.getOutputStream()) {
+                while (true) {
+                    Thread.sleep(everyMillis);  // pacing the stimulus
+                    out.write(1);
+                }
+            } catch (Exception e) {
+                e.printStackTrace();
+                System.exit(1);
+            }
+        });
+    }
 
     private static void startBusyTasks(long busyNanos) {
         int parallelism = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",

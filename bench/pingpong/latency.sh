@@ -29,6 +29,11 @@ Options (defaults in brackets):
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
                          in flight (the busy-carriers cell) [0: none]
+  --long-task-us US      a second connection's reader runs US µs of CPU for every
+                         byte, sent every --long-task-every-ms: a carrier that polls
+                         it runs that task while the client's replies arrive (the
+                         long-task cell) [0: none]
+  --long-task-every-ms MS  the pace of those bytes [50]
   --count-syscalls       also count read, write, epoll_ctl, epoll_wait and futex
                          calls per round trip (whole process, syscall tracepoints;
                          exact counts: a run's p50 is then no result of its own)
@@ -37,7 +42,7 @@ Options (defaults in brackets):
 EOF
 }
 
-jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 count_syscalls=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -58,6 +63,8 @@ while (( $# )); do
     --round-trips) need "$@"; rt=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
+    --long-task-us) need "$@"; long_us=$2; shift 2 ;;
+    --long-task-every-ms) need "$@"; long_every_ms=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
     --count-syscalls) count_syscalls=1; shift ;;
     --allow-busy) allow_busy=1; shift ;;
@@ -75,6 +82,8 @@ done
 [[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
+[[ $long_us =~ ^[0-9]+$ ]] || die "--long-task-us must be a whole number of microseconds, got '$long_us'"
+[[ $long_every_ms =~ ^[0-9]+$ && $long_every_ms -ge 1 ]] || die "--long-task-every-ms must be a whole number of milliseconds >= 1, got '$long_every_ms'"
 [[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
 if (( ${#names[@]} == 0 )); then
   names=(ONESHOT ET); opts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
@@ -89,7 +98,7 @@ events=task-clock,context-switches
 for c in $counted; do events+=,syscalls:sys_enter_$c; done
 [[ -z $counted ]] || perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
   die "--count-syscalls: perf cannot open the syscall tracepoints (run as root or lower /proc/sys/kernel/perf_event_paranoid, and mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
-(( ${#vc[@]} == 0 || busy_us == 0 )) || die "--variant-c runs no carriers to keep busy: drop --busy-task-us or the C variant"
+(( ${#vc[@]} == 0 || busy_us + long_us == 0 )) || die "--variant-c runs no carriers: drop --busy-task-us, --long-task-us or the C variant"
 (( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
 
@@ -99,7 +108,7 @@ guard_lock
 work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us jvm_args=${common[*]:-}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
 bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
@@ -118,7 +127,7 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      cmd=("$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us")
+      cmd=("$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
     fi
     perf stat -x, -o "$work/perf.csv" -e "$events" -D -1 \
       --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \

@@ -350,8 +350,12 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-jdk A="$d/nope"
   expect_failure "latency: --variant-c needs a known C mode" "--variant-c needs NAME=epoll.read.spin, got 'C=poll'" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant-c C=poll
-  expect_failure "latency: --variant-c with busy carriers" "--variant-c runs no carriers to keep busy" \
+  expect_failure "latency: --variant-c with busy carriers" "--variant-c runs no carriers: drop --busy-task-us" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-c C=epoll --busy-task-us 100
+  expect_failure "latency: --long-task-us must be a number" "--long-task-us must be a whole number of microseconds, got 'long'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-us long
+  expect_failure "latency: --long-task-every-ms must be at least 1" "--long-task-every-ms must be a whole number of milliseconds >= 1, got '0'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-every-ms 0
   fakeperf=$d/fake-perf; mkdir -p "$fakeperf"
   printf '#!/bin/sh\necho "event syntax error: syscalls:sys_enter_read" >&2; exit 1\n' > "$fakeperf/perf"; chmod +x "$fakeperf/perf"
   expect_failure "latency: --count-syscalls without tracepoints names the fix" "cannot open the syscall tracepoints.*mount -t tracefs" \
