@@ -69,6 +69,7 @@ public class CarrierPollingHandoff {
     private static final Pattern HANDOFFS = Pattern.compile("handoffs to idle carriers = (\\d+)");
 
     public static void main(String[] args) throws Exception {
+        startBothCarriers();
         try (ServerSocketChannel listener = ServerSocketChannel.open()) {
             listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             SocketChannel[] readers = new SocketChannel[2];
@@ -110,21 +111,27 @@ public class CarrierPollingHandoff {
                 });
             }
             try {
-                for (int round = 0; round < ROUNDS; round++) {
+                for (int round = 0; round < ROUNDS && failure.get() == null; round++) {
                     int r = round;
-                    await(() -> resumed[0].get() == r && resumed[1].get() == r
+                    // a handoff counted after this, also a late one of the round
+                    // before, passes the check below: the poller state is the witness
+                    long handoffs = handoffs();
+                    await(() -> failure.get() != null
+                            || resumed[0].get() == r && resumed[1].get() == r
                             && threads[0].getState() == Thread.State.WAITING
                             && threads[1].getState() == Thread.State.WAITING,
                             "round " + round + ": both readers to park in their reads");
+                    if (failure.get() != null) {
+                        break;
+                    }
                     awaitPollerState("BLOCKING", "round " + round
                             + ": a carrier to block in the poller");
                     // the other must have parked, or it takes the poller by itself
                     await(() -> carrierThreads().stream()
                             .anyMatch(t -> t.getState() != Thread.State.RUNNABLE),
                             "round " + round + ": the other carrier to park");
-                    long handoffs = handoffs();
                     writers[0].write(ByteBuffer.wrap(new byte[] { (byte) round }));
-                    await(() -> resumed[0].get() == r + 1,
+                    await(() -> failure.get() != null || resumed[0].get() == r + 1,
                             "round " + round + ": reader 0 to resume");
                     // reader 0 holds its carrier: only the other may block in the poller
                     awaitPollerState("BLOCKING", "round " + round + ": the idle carrier to"
@@ -135,11 +142,9 @@ public class CarrierPollingHandoff {
                             + " to be counted (the idle carrier took the poller; handoffs "
                             + handoffs + " before the round)");
                     writers[1].write(ByteBuffer.wrap(new byte[] { (byte) round }));
-                    await(() -> resumed[1].get() == r + 1, "round " + round
-                            + ": reader 1 to resume while reader 0 holds its carrier");
-                    if (failure.get() != null) {
-                        break;
-                    }
+                    await(() -> failure.get() != null || resumed[1].get() == r + 1,
+                            "round " + round + ": reader 1 to resume while reader 0 holds"
+                            + " its carrier");
                 }
             } finally {
                 if (failure.get() != null || resumed[1].get() < ROUNDS) {
@@ -166,6 +171,34 @@ public class CarrierPollingHandoff {
         }
         System.out.println(ROUNDS + " rounds handed the poller to the idle carrier; read"
                 + " pollers: " + readPollers());
+    }
+
+    /**
+     * Makes the pool start its second carrier: two virtual threads each spin
+     * until the other runs.
+     */
+    private static void startBothCarriers() throws Exception {
+        AtomicInteger running = new AtomicInteger();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+        Thread[] spinners = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            spinners[i] = Thread.ofVirtual().start(() -> {
+                running.incrementAndGet();
+                while (running.get() < 2 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            });
+        }
+        for (Thread t : spinners) {
+            if (!t.join(Duration.ofSeconds(2 * WATCHDOG_SECONDS))) {
+                throw new RuntimeException("a spinner did not end by its deadline");
+            }
+        }
+        if (running.get() < 2) {
+            throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for two virtual"
+                    + " threads to run at once (parallelism 2)");
+        }
+        awaitCarriers(2, WATCHDOG_SECONDS, "the pool's two carriers");
     }
 
     private static long handoffs() {
