@@ -133,6 +133,9 @@ public class CarrierPollingHandoff {
                     writers[0].write(ByteBuffer.wrap(new byte[] { (byte) round }));
                     await(() -> failure.get() != null || resumed[0].get() == r + 1,
                             "round " + round + ": reader 0 to resume");
+                    if (failure.get() != null) {
+                        break;
+                    }
                     // reader 0 holds its carrier: only the other may block in the poller
                     awaitPollerState("BLOCKING", "round " + round + ": the idle carrier to"
                             + " take the poller while reader 0 holds the other (handoffs "
