@@ -33,6 +33,10 @@ import java.util.Arrays;
  * microseconds of CPU for every byte it reads, and a platform thread sends it a
  * byte every LONG_EVERY_MS milliseconds: a carrier that polls that reader runs
  * its long task while the client's replies keep arriving (the long-task cell).
+ * <p>
+ * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
+ * with the System.nanoTime at its start, to be set beside a VM log decorated
+ * with timenanos (latency.sh --max-cause).
  *
  *   java Latency [roundTrips=200000] [warmup=50000] [CTL ACK | - -] [BUSY_US=0]
  *                [LONG_US=0 LONG_EVERY_MS]
@@ -58,6 +62,8 @@ public class Latency {
         Thread.ofPlatform().name("echo-server").daemon().start(() -> PingPong.echo(listener, selector));
 
         long[] nanos = new long[roundTrips];
+        int slowest = Math.min(roundTrips, Integer.getInteger("Latency.slowest", 0));
+        long[] starts = slowest > 0 ? new long[roundTrips] : null;
         Thread client = Thread.ofVirtual().start(() -> {
             try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
                 s.setTcpNoDelay(true);
@@ -68,7 +74,10 @@ public class Latency {
                     long t0 = System.nanoTime();
                     out.write(r);
                     if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
-                    if (r >= 0) nanos[r] = System.nanoTime() - t0;
+                    if (r >= 0) {
+                        nanos[r] = System.nanoTime() - t0;
+                        if (starts != null) starts[r] = t0;
+                    }
                 }
                 if (perf != null) perf.command("disable");
             } catch (Exception e) {
@@ -79,6 +88,9 @@ public class Latency {
         if (!client.join(java.time.Duration.ofMinutes(10))) {
             System.err.println("client did not finish in 10 minutes");
             System.exit(1);
+        }
+        if (starts != null) {
+            printSlowest(nanos, starts, slowest);
         }
         Arrays.sort(nanos);
         if (busyNanos > 0) {
@@ -94,6 +106,16 @@ public class Latency {
         }
         System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
         System.exit(0);
+    }
+
+    /** Prints the n slowest round trips, slowest first: "slow round trip: START_NS US". */
+    private static void printSlowest(long[] nanos, long[] starts, int n) {
+        Integer[] order = new Integer[nanos.length];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, (a, b) -> Long.compare(nanos[b], nanos[a]));
+        for (int k = 0; k < n; k++) {
+            System.out.printf("slow round trip: %d %.2f%n", starts[order[k]], nanos[order[k]] / 1e3);
+        }
     }
 
     static final java.util.concurrent.atomic.LongAdder busyTasks = new java.util.concurrent.atomic.LongAdder();

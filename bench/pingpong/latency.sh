@@ -37,12 +37,16 @@ Options (defaults in brackets):
   --count-syscalls       also count read, write, epoll_ctl, epoll_wait and futex
                          calls per round trip (whole process, syscall tracepoints;
                          exact counts: a run's p50 is then no result of its own)
+  --max-cause            after every JVM run, say whether its slowest round trips
+                         (3) overlap a VM pause: the JVM logs its safepoints
+                         (-Xlog:safepoint) and max-in-pause.py sets them beside
+                         each other; the lines start with '# max'
   --allow-busy           run even if the machine is busy (the output says so)
   -h, --help             this text
 EOF
 }
 
-jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -67,6 +71,7 @@ while (( $# )); do
     --long-task-every-ms) need "$@"; long_every_ms=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
     --count-syscalls) count_syscalls=1; shift ;;
+    --max-cause) max_cause=1; shift ;;
     --allow-busy) allow_busy=1; shift ;;
     --) shift; common+=("$@"); break ;;
     --*) die "unknown option '$1' (see --help)" ;;
@@ -106,6 +111,7 @@ guard_init "$ME" "$allow_busy"
 guard_check start "the first run"
 guard_lock
 work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
+: >"$work/max-in-pause"; : >"$work/max-runs"
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
@@ -127,7 +133,10 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      cmd=("$java" ${opts[$v]} "${common[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
+      diag=()
+      (( max_cause )) && diag=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
+      rm -f "$work/safepoint.log"
+      cmd=("$java" ${opts[$v]} "${common[@]}" "${diag[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
     fi
     perf stat -x, -o "$work/perf.csv" -e "$events" -D -1 \
       --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \
@@ -148,9 +157,22 @@ for i in $(seq 1 "$pairs"); do
         for (k = 1; k <= n; k++) printf " %.3f", calls[names[k]] / rt
         printf "\n"
       }' "$work/run" | tee -a "$work/all"
+    if (( max_cause )) && [[ -z ${vc[${names[$v]}]:-} ]]; then
+      python3 "$HERE/max-in-pause.py" "$work/run" "$work/safepoint.log" > "$work/cause" ||
+        die "${names[$v]}, pair $i: max-in-pause.py failed"
+      sed "s/^/# max ${names[$v]} run $i: /" "$work/cause"
+      head -n 1 "$work/cause" | grep -q ': in safepoint' && echo "${names[$v]}" >> "$work/max-in-pause"
+      echo "${names[$v]}" >> "$work/max-runs"
+    fi
   done
 done
 bench_cpu_speed_line after
+if (( max_cause )); then
+  for n in "${names[@]}"; do
+    [[ -n ${vc[$n]:-} ]] && continue
+    echo "# max in a VM pause: $n $(grep -cx "$n" "$work/max-in-pause" || true) of $(grep -cx "$n" "$work/max-runs") runs"
+  done
+fi
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 - "$work/all" "${names[0]}" "$counted" <<'PY'
 import sys, statistics as st

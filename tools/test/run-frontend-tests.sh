@@ -356,6 +356,12 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-us long
   expect_failure "latency: --long-task-every-ms must be at least 1" "--long-task-every-ms must be a whole number of milliseconds >= 1, got '0'" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-every-ms 0
+  expect_output "latency: --max-cause says whether each run's slowest round trip was in a VM pause" \
+    "^# max A run 1: [0-9.]+ us: (no VM pause|in safepoint .* \\(pause [0-9.]+ ms, overlap [0-9.]+ ms\\))$" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --max-cause --variant A=
+  expect_output "latency: --max-cause counts the runs whose max was in a VM pause" \
+    "^# max in a VM pause: A [01] of 1 runs$" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --max-cause --variant A=
   fakeperf=$d/fake-perf; mkdir -p "$fakeperf"
   printf '#!/bin/sh\necho "event syntax error: syscalls:sys_enter_read" >&2; exit 1\n' > "$fakeperf/perf"; chmod +x "$fakeperf/perf"
   expect_failure "latency: --count-syscalls without tracepoints names the fix" "cannot open the syscall tracepoints.*mount -t tracefs" \
