@@ -4,7 +4,8 @@
 # platform thread; --busy-task-us keeps the carriers busy meanwhile) under a
 # system-wide perf record of sched:sched_wakeup and sched:sched_switch over the
 # timed round trips; per role of the JVM's threads, the wait from wakeup to
-# running and the preemptions per round trip (wakeup-delay.py). Variants
+# running and the preemptions per round trip, and per run the share of the echo
+# server's wakeups onto the waker's CPU beside the run's p50 (wakeup-delay.py). Variants
 # alternate A B A B. The trace slows the round trips: read the waits, not the
 # latencies, from it.
 set -euo pipefail
@@ -85,8 +86,9 @@ for i in $(seq 1 "$pairs"); do
       "$work/ctl" "$work/ack" "$busy_us" > "$work/run" 2>&1 ||
       { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     grep -q "^round trips: $rt\$" "$work/run" || { cat "$work/run" >&2; die "${names[$v]}, pair $i did not report its round trips"; }
-    perf script -i "$work/perf.data" --ns -F pid,tid,time,event,trace 2>/dev/null |
-      python3 "$HERE/wakeup-delay.py" --label "${names[$v]} $i $rt $load0 $(cut -d' ' -f1 /proc/loadavg)" |
+    p50=$(awk '/^p50 us:/ {print $3}' "$work/run")
+    perf script -i "$work/perf.data" --ns -F pid,tid,cpu,time,event,trace 2>/dev/null |
+      python3 "$HERE/wakeup-delay.py" --label "${names[$v]} $i $rt $load0 $(cut -d' ' -f1 /proc/loadavg)" --p50 "${p50:-nan}" |
       tee -a "$work/all"
   done
 done
