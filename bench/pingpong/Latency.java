@@ -34,6 +34,11 @@ import java.util.Arrays;
  * byte every LONG_EVERY_MS milliseconds: a carrier that polls that reader runs
  * its long task while the client's replies keep arriving (the long-task cell).
  * <p>
+ * It also prints how long the timed round trips took and how much CPU the JIT
+ * compiler threads and the GC threads used meanwhile (from
+ * /proc/self/task/TID/schedstat): a run whose timed round trips overlap
+ * compilation shares its CPUs with the compiler.
+ * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
  * with timenanos (latency.sh --max-cause).
@@ -62,6 +67,8 @@ public class Latency {
         Thread.ofPlatform().name("echo-server").daemon().start(() -> PingPong.echo(listener, selector));
 
         long[] nanos = new long[roundTrips];
+        long[] timedStart = new long[2];  // start and end of the timed round trips
+        long[] cpuAtStart = new long[ThreadCpu.GROUPS], cpuAtEnd = new long[ThreadCpu.GROUPS];
         int slowest = Math.min(roundTrips, Integer.getInteger("Latency.slowest", 0));
         long[] starts = slowest > 0 ? new long[roundTrips] : null;
         Thread client = Thread.ofVirtual().start(() -> {
@@ -70,7 +77,11 @@ public class Latency {
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
                 for (int r = -warmup; r < roundTrips; r++) {
-                    if (r == 0 && perf != null) perf.command("enable");
+                    if (r == 0) {
+                        timedStart[0] = System.nanoTime();
+                        ThreadCpu.snapshot(cpuAtStart);
+                        if (perf != null) perf.command("enable");
+                    }
                     long t0 = System.nanoTime();
                     out.write(r);
                     if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
@@ -80,6 +91,8 @@ public class Latency {
                     }
                 }
                 if (perf != null) perf.command("disable");
+                timedStart[1] = System.nanoTime();
+                ThreadCpu.snapshot(cpuAtEnd);
             } catch (Exception e) {
                 e.printStackTrace();
                 System.exit(1);
@@ -105,6 +118,9 @@ public class Latency {
             System.out.printf("p%s us: %.2f%n", p == 99.9 ? "99.9" : Integer.toString((int) p), nanos[i] / 1e3);
         }
         System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
+        System.out.printf("timed ms: %.1f%n", (timedStart[1] - timedStart[0]) / 1e6);
+        System.out.printf("compiler cpu ms in timed: %.1f%n", (cpuAtEnd[ThreadCpu.COMPILER] - cpuAtStart[ThreadCpu.COMPILER]) / 1e6);
+        System.out.printf("gc cpu ms in timed: %.1f%n", (cpuAtEnd[ThreadCpu.GC] - cpuAtStart[ThreadCpu.GC]) / 1e6);
         System.exit(0);
     }
 
@@ -176,5 +192,40 @@ public class Latency {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /**
+     * CPU time of the JVM's own threads by group, from /proc/self/task/TID/schedstat
+     * (its first field: nanoseconds on a CPU). Threads that ended are not counted.
+     */
+    static final class ThreadCpu {
+        static final int COMPILER = 0, GC = 1, GROUPS = 2;
+
+        static void snapshot(long[] nanos) throws java.io.IOException {
+            java.util.Arrays.fill(nanos, 0);
+            try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+                for (var task : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                    int group = group(read(task.resolve("comm")));
+                    if (group < 0) continue;
+                    String schedstat = read(task.resolve("schedstat"));
+                    if (!schedstat.isEmpty()) nanos[group] += Long.parseLong(schedstat.split(" ")[0]);
+                }
+            }
+        }
+
+        /** The group of a thread by its name as the kernel has it (15 characters at most). */
+        private static int group(String comm) {
+            if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return COMPILER;
+            if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) return GC;
+            return -1;
+        }
+
+        private static String read(java.nio.file.Path p) {
+            try {
+                return java.nio.file.Files.readString(p).trim();
+            } catch (java.io.IOException e) {
+                return "";  // the thread ended meanwhile
+            }
+        }
     }
 }

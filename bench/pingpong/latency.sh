@@ -3,8 +3,9 @@
 # PingPong's Selector echo server in the same JVM; variants alternate A B C A B C;
 # per run the percentiles, and, from perf stat, context switches and CPU per round
 # trip (with --count-syscalls also read, write, epoll_ctl, epoll_wait and futex calls,
-# in extra columns at the end); then medians [min-max] and per-pair ratios to the
-# first variant.
+# in extra columns at the end), and in a '# timed' line how long the timed round trips
+# took and the CPU the JIT compiler and GC threads used meanwhile; then medians
+# [min-max] and per-pair ratios to the first variant.
 set -euo pipefail
 ME=${0##*/}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -157,6 +158,10 @@ for i in $(seq 1 "$pairs"); do
         for (k = 1; k <= n; k++) printf " %.3f", calls[names[k]] / rt
         printf "\n"
       }' "$work/run" | tee -a "$work/all"
+    # what else used the CPUs while the timed round trips ran (not for the C variant)
+    awk -v v="${names[$v]}" -v i="$i" '
+      /^timed ms:/ {t=$3} /^compiler cpu ms in timed:/ {c=$6} /^gc cpu ms in timed:/ {g=$6}
+      END { if (t != "") printf "# timed %s run %d: %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, t, c, g }' "$work/run"
     if (( max_cause )) && [[ -z ${vc[${names[$v]}]:-} ]]; then
       python3 "$HERE/max-in-pause.py" "$work/run" "$work/safepoint.log" > "$work/cause" ||
         die "${names[$v]}, pair $i: max-in-pause.py failed"

@@ -362,6 +362,9 @@ if [ -x "$T25/bin/javac" ]; then
   expect_output "latency: --max-cause counts the runs whose max was in a VM pause" \
     "^# max in a VM pause: A [01] of 1 runs$" \
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --max-cause --variant A=
+  expect_output "latency: each run says how long its timed round trips took and what the JIT and GC used meanwhile" \
+    "^# timed A run 1: [0-9.]+ ms; JIT compiler threads [0-9.]+ ms on a CPU meanwhile, GC threads [0-9.]+ ms$" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --variant A=
   fakeperf=$d/fake-perf; mkdir -p "$fakeperf"
   printf '#!/bin/sh\necho "event syntax error: syscalls:sys_enter_read" >&2; exit 1\n' > "$fakeperf/perf"; chmod +x "$fakeperf/perf"
   expect_failure "latency: --count-syscalls without tracepoints names the fix" "cannot open the syscall tracepoints.*mount -t tracefs" \
