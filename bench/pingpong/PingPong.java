@@ -19,6 +19,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,14 +31,22 @@ import java.util.concurrent.TimeUnit;
  *
  * The echo server runs in the same JVM, or, with --port, in a process of its
  * own started with --serve, so that counters of the clients' JVM leave it out.
+ * <p>
+ * With --warmup N every client first does N untimed round trips; once all have,
+ * the timed round trips start together, and with --perf-ctl/--perf-ack perf
+ * stat's control FIFOs (perf stat -D -1 --control fifo:CTL,ACK) count them
+ * only, not the JVM's start-up and the JIT's first compilations. Without
+ * --warmup the whole run is timed, connections included.
  *
  *   java PingPong.java [clients=100] [roundTripsPerClient=10000] [--port PORT]
+ *                      [--warmup N] [--perf-ctl CTL --perf-ack ACK]
  *   java PingPong.java --serve     (the echo server alone; prints "READY <port>")
  */
 public class PingPong {
     public static void main(String[] args) throws Exception {
         List<String> counts = new ArrayList<>();
-        int port = -1;
+        int port = -1, warmup = 0;
+        String perfCtl = null, perfAck = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--serve" -> {
@@ -49,9 +58,15 @@ public class PingPong {
                     echo(listener, selector);
                     return;
                 }
-                case "--port" -> {
-                    if (i + 1 == args.length) throw new IllegalArgumentException("--port needs a port number");
-                    port = Integer.parseInt(args[++i]);
+                case "--port", "--warmup", "--perf-ctl", "--perf-ack" -> {
+                    if (i + 1 == args.length) throw new IllegalArgumentException(args[i] + " needs a value");
+                    String v = args[++i];
+                    switch (args[i - 1]) {
+                        case "--port" -> port = Integer.parseInt(v);
+                        case "--warmup" -> warmup = Integer.parseInt(v);
+                        case "--perf-ctl" -> perfCtl = v;
+                        default -> perfAck = v;
+                    }
                 }
                 default -> counts.add(args[i]);
             }
@@ -67,6 +82,13 @@ public class PingPong {
             port = listener.socket().getLocalPort();
         }
         int serverPort = port;
+        if ((perfCtl == null) != (perfAck == null) || (perfCtl != null && warmup == 0)) {
+            throw new IllegalArgumentException("--perf-ctl and --perf-ack go together, with --warmup");
+        }
+        WaitingClient.Perf perf = perfCtl != null ? new WaitingClient.Perf(perfCtl, perfAck) : null;
+        int warmupRoundTrips = warmup;
+        var warmedUp = new CountDownLatch(clients);
+        var timed = new CountDownLatch(1);
 
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
@@ -76,7 +98,11 @@ public class PingPong {
                     s.setTcpNoDelay(true);
                     InputStream in = s.getInputStream();
                     OutputStream out = s.getOutputStream();
-                    for (int r = 0; r < roundTrips; r++) {
+                    for (int r = -warmupRoundTrips; r < roundTrips; r++) {
+                        if (r == 0 && warmupRoundTrips > 0) {
+                            warmedUp.countDown();
+                            timed.await();
+                        }
                         out.write(r);
                         if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
                     }
@@ -86,6 +112,16 @@ public class PingPong {
                 }
             }));
         }
+        if (warmup > 0) {
+            if (!warmedUp.await(10, TimeUnit.MINUTES)) {
+                System.err.println("the clients did not finish their warm-up in 10 minutes: "
+                        + warmedUp.getCount() + " of " + clients + " still warming up");
+                System.exit(1);
+            }
+            if (perf != null) perf.command("enable");
+            start = System.nanoTime();
+            timed.countDown();
+        }
         for (Thread t : threads) {
             if (!t.join(java.time.Duration.ofMinutes(10))) {
                 System.err.println("client did not finish in 10 minutes: " + t);
@@ -93,9 +129,10 @@ public class PingPong {
             }
         }
         long nanos = System.nanoTime() - start;
+        if (perf != null) perf.command("disable");
         long total = (long) clients * roundTrips;
-        System.out.printf("round trips: %d%nround trips/s: %.0f%n", total,
-                total / (nanos / (double) TimeUnit.SECONDS.toNanos(1)));
+        double seconds = nanos / (double) TimeUnit.SECONDS.toNanos(1);
+        System.out.printf("round trips: %d%nround trips/s: %.0f%nseconds: %.3f%n", total, total / seconds, seconds);
         if (Boolean.getBoolean("PingPong.printPollers")) {
             // what jcmd <pid> Thread.vthread_pollers prints: the poll loop counters
             System.out.print(java.lang.management.ManagementFactory.getPlatformMBeanServer().invoke(

@@ -24,7 +24,7 @@ EVENTS = {
 
 
 def load_run(raw, d, cfg):
-    windowed = cfg["cell"] in ("waiting-client", "compute")
+    windowed = cfg["cell"] in ("waiting-client", "compute") or int(cfg.get("warmup_round_trips", "0")) > 0
     out = {}
     with open(os.path.join(d, "out.log"), encoding="utf-8") as f:
         for line in f:
@@ -83,6 +83,8 @@ def metrics(cfg):
         m = [(k, t.replace("/op", "/task").replace("ops/s", "tasks/s"), f) for k, t, f in METRICS
              if k in ("rate", "cpu_us_per_op", "cs_per_op", "epoll_wait_per_op", "syscalls_per_op")]
         return m + [("cpu_util", "CPU (cores)", R.fmt)]
+    if int(cfg.get("warmup_round_trips", "0")) > 0:
+        return METRICS + [("cpu_util", "CPU (cores)", R.fmt)]
     return METRICS
 
 
@@ -147,9 +149,17 @@ def page(cfg, meta, variants, runs, out):
         L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "
                  f"`java.net.Socket`, do {cfg['round_trips']} 1-byte blocking round trips each "
                  f"against a one-thread `Selector` echo server {where}.")
-        L.append(f"- `perf stat -e {cfg['events']}` over the whole client process (JVM start-up "
-                 "included); each count is divided by the round trips the program reports. "
-                 "ops/s is the program's own rate (perf attached).")
+        if int(cfg.get("warmup_round_trips", "0")) > 0:
+            L.append(f"- Each client first does {cfg['warmup_round_trips']} untimed round trips; once all "
+                     f"have, they start their timed ones together. `perf stat -e {cfg['events']}` runs "
+                     "the client JVM with its counters off, and the program switches them on for the "
+                     "timed round trips only (perf's control FIFO): no JVM start-up, no connects. Each "
+                     "count is divided by the timed round trips; ops/s is the program's own rate over "
+                     "them (perf attached), *CPU (cores)* = task-clock ÷ their wall time.")
+        else:
+            L.append(f"- `perf stat -e {cfg['events']}` over the whole client process (JVM start-up "
+                     "included); each count is divided by the round trips the program reports. "
+                     "ops/s is the program's own rate (perf attached).")
     L.append(f"- Variants alternate within each pair ({' '.join(names)}, then again), "
              f"{npairs} pairs; each run is a fresh JVM. The load guard (bench/README.md) "
              "checked the machine before the first run and between runs; each run's load "

@@ -5,7 +5,8 @@
 #  - ping-pong (default): PingPong.java, N virtual-thread clients doing 1-byte
 #    blocking round trips against a one-thread Selector echo server in the
 #    same JVM (or, with --echo-peer process, in a JVM of its own); the whole
-#    client process counted.
+#    client process counted, or, with --warmup-round-trips, its timed round
+#    trips only.
 #  - waiting client (--waiting-client, or waiting-client.sh): the JVM under
 #    test on one CPU, N virtual-thread clients against DelayPeer.java in its
 #    own process on the other CPU, which answers after a fixed delay; perf
@@ -42,6 +43,10 @@ Options (defaults in brackets):
   --pairs N              runs of every variant, alternating A B A B [5]
   --clients N            virtual-thread clients [100]
   --round-trips N        ping-pong: round trips per client [10000]
+  --warmup-round-trips N ping-pong: untimed round trips per client first; perf
+                         then counts the timed round trips only, started by all
+                         clients together (steady state: no JVM start-up, no
+                         connects, less JIT) [0: the whole process from its start]
   --echo-peer WHERE      ping-pong: the echo server runs in the JVM under test
                          (jvm), or in a process of its own on --peer-jdk, on any
                          CPU, so that perf counts the clients' JVM only (process) [jvm]
@@ -75,7 +80,7 @@ The load guard (bench/README.md) runs before the first run and between runs.
 EOF
 }
 
-jdk="" pairs=5 clients=100 rt=10000 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 echo_peer=jvm
+jdk="" pairs=5 clients=100 rt=10000 warmup_rt=0 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 echo_peer=jvm
 roots=4 depth=10 leaf_iters=5000
 delay_us=50 delay_dist=fixed size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
@@ -98,6 +103,7 @@ while [[ $# -gt 0 ]]; do
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --clients) need "$@"; clients=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --warmup-round-trips) need "$@"; warmup_rt=$2; shift 2 ;;
     --echo-peer) need "$@"; echo_peer=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; jvm_args+=("${extra[@]}"); shift 2 ;;
     --out) need "$@"; out=$2; shift 2 ;;
@@ -134,6 +140,8 @@ isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 for v in pairs clients rt delay_us size client_cpu peer_cpu roots depth leaf_iters; do
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
+isint "$warmup_rt" || die "--warmup-round-trips must be a whole number of round trips per client, got '$warmup_rt'"
+(( warmup_rt == 0 )) || (( !waiting && !compute )) || die "--warmup-round-trips is an option of the ping-pong cell (the others take --warmup S)"
 [[ $delay_dist == fixed || $delay_dist == exp ]] || die "--delay-dist must be fixed or exp, got '$delay_dist'"
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
 (( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 && roots >= 1 && leaf_iters >= 1 )) \
@@ -192,7 +200,7 @@ elif (( compute )); then
   "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/ComputeTasks.java" "$HERE/WaitingClient.java" \
     || die "javac ComputeTasks.java failed"
 else
-  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/PingPong.java" || die "javac PingPong.java failed"
+  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/PingPong.java" "$HERE/WaitingClient.java" || die "javac PingPong.java failed"
 fi
 
 bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_args[@]}"
@@ -207,7 +215,7 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
     echo "roots=$roots"; echo "depth=$depth"; echo "leaf_iters=$leaf_iters"
     echo "warmup=$warmup"; echo "duration=$duration"
   else
-    echo "round_trips=$rt"; echo "echo_peer=$echo_peer"
+    echo "round_trips=$rt"; echo "warmup_round_trips=$warmup_rt"; echo "echo_peer=$echo_peer"
     [[ $echo_peer == jvm ]] || echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
   fi
   for n in "${!vjdk[@]}"; do
@@ -254,9 +262,16 @@ run_one() {
       bench_start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
       peer_args=(--port "$BENCH_PEER_PORT")
     fi
-    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
+    local -a window=()  # with a warm-up, perf counts the timed round trips only
+    if (( warmup_rt > 0 )); then
+      mkfifo "$dir/perf-ctl" "$dir/perf-ack"
+      window=(-D -1 --control "fifo:$dir/perf-ctl,$dir/perf-ack")
+      peer_args+=(--warmup "$warmup_rt" --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack")
+    fi
+    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" "${window[@]}" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
       -cp "$raw/classes" PingPong "$clients" "$rt" "${peer_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
     bench_stop_peer
+    rm -f "$dir/perf-ctl" "$dir/perf-ack"
   fi
   t1=$(date +%s.%N); psi1=$(guard_psi_total)
   (( rc == 0 )) || { tail -20 "$dir/out.log" >&2; die "$name, pair $pair failed (exit $rc; log: $dir/out.log)"; }

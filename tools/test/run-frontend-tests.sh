@@ -400,6 +400,24 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --echo-peer elsewhere
   expect_failure "pingpong: --echo-peer outside the ping-pong cell" "--echo-peer is an option of the ping-pong cell only" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --echo-peer process
+  expect_failure "pingpong: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number of round trips per client, got 'some'" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --warmup-round-trips some
+  expect_failure "pingpong: --warmup-round-trips outside the ping-pong cell" "--warmup-round-trips is an option of the ping-pong cell" \
+    "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --warmup-round-trips 10
+  # a warmed-up run counts the timed round trips only: fewer syscalls than the whole process
+  # (start-up and connects add about 9 a round trip at this size), and the page says so
+  pp=$d/pp-warm.md
+  expect_output "pingpong: --warmup-round-trips counts the timed round trips only" "wrote $pp" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 --round-trips 200 \
+    --warmup-round-trips 100 --variant A= --out "$pp" --allow-busy
+  if grep -q "first does 100 untimed round trips" "$pp" 2>/dev/null &&
+     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "syscalls_per_op") c = i; next }
+              c && $c + 0 > 0 && $c + 0 < 10 { ok = 1 } END { exit !ok }' "${pp%.md}.csv"; then
+    echo "PASS: pingpong: the warmed-up page names its warm-up and counts under 10 syscalls per round trip"; passed=$((passed + 1))
+  else
+    echo "FAIL: pingpong: the warmed-up page names its warm-up and counts under 10 syscalls per round trip"
+    sed 's/^/    /' "${pp%.md}.csv" 2>/dev/null; failed=$((failed + 1))
+  fi
   expect_failure "bench-bar: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'nearby'" \
     "$d/bench/bar/run.sh" --jdk "$T25" --upstream-jdk "$T25" --echo-peer nearby --out "$d/bar-bad"
   # a busy machine stops the cell at its guard, after the command is recorded
