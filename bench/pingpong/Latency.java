@@ -39,6 +39,11 @@ import java.util.Arrays;
  * /proc/self/task/TID/schedstat): a run whose timed round trips overlap
  * compilation shares its CPUs with the compiler.
  * <p>
+ * With -DLatency.warmupMillis=MS the warm-up goes on, past WARMUP round trips,
+ * until MS milliseconds have passed since the client connected, so that the
+ * timed round trips do not start while the JIT still compiles the program's hot
+ * code: how many round trips that takes differs by variant.
+ * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
  * with timenanos (latency.sh --max-cause).
@@ -69,6 +74,7 @@ public class Latency {
         long[] nanos = new long[roundTrips];
         long[] timedStart = new long[2];  // start and end of the timed round trips
         long[] cpuAtStart = new long[ThreadCpu.GROUPS], cpuAtEnd = new long[ThreadCpu.GROUPS];
+        long warmupMillis = Long.getLong("Latency.warmupMillis", 0);
         int slowest = Math.min(roundTrips, Integer.getInteger("Latency.slowest", 0));
         long[] starts = slowest > 0 ? new long[roundTrips] : null;
         Thread client = Thread.ofVirtual().start(() -> {
@@ -76,8 +82,11 @@ public class Latency {
                 s.setTcpNoDelay(true);
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
+                long warmupEnd = System.nanoTime() + warmupMillis * 1_000_000L;
                 for (int r = -warmup; r < roundTrips; r++) {
-                    if (r == 0) {
+                    if (r == 0 && System.nanoTime() - warmupEnd < 0) {
+                        r = -1;  // one more untimed round trip
+                    } else if (r == 0) {
                         timedStart[0] = System.nanoTime();
                         ThreadCpu.snapshot(cpuAtStart);
                         if (perf != null) perf.command("enable");

@@ -26,6 +26,10 @@ Options (defaults in brackets):
   --pairs N              runs of every variant, alternating [5]
   --round-trips N        timed round trips per run [200000]
   --warmup N             untimed round trips before them [50000]
+  --warmup-s S           and go on warming up until S seconds have passed since the
+                         client connected, so that the JIT's compilations of the hot
+                         code are over in every variant (a variant whose round trips
+                         are fast does its N in less time) [0]
   --jvm-args "OPTS"      JVM options for every variant (also: after --)
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
@@ -47,7 +51,7 @@ Options (defaults in brackets):
 EOF
 }
 
-jdk="" pairs=5 rt=200000 warmup=50000 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 warmup=50000 warmup_s=0 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -67,6 +71,7 @@ while (( $# )); do
     --pairs) need "$@"; pairs=$2; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
+    --warmup-s) need "$@"; warmup_s=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
     --long-task-us) need "$@"; long_us=$2; shift 2 ;;
     --long-task-every-ms) need "$@"; long_every_ms=$2; shift 2 ;;
@@ -87,6 +92,7 @@ done
 [[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
 [[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
+[[ $warmup_s =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--warmup-s must be a number of seconds, got '$warmup_s'"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
 [[ $long_us =~ ^[0-9]+$ ]] || die "--long-task-us must be a whole number of microseconds, got '$long_us'"
 [[ $long_every_ms =~ ^[0-9]+$ && $long_every_ms -ge 1 ]] || die "--long-task-every-ms must be a whole number of milliseconds >= 1, got '$long_every_ms'"
@@ -115,7 +121,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 : >"$work/max-in-pause"; : >"$work/max-runs"
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup warmup_s=$warmup_s busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
 bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
@@ -134,8 +140,8 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      diag=()
-      (( max_cause )) && diag=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
+      diag=("-DLatency.warmupMillis=$(awk -v s="$warmup_s" 'BEGIN { printf "%d", s * 1000 }')")
+      (( max_cause )) && diag+=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
       rm -f "$work/safepoint.log"
       cmd=("$java" ${opts[$v]} "${common[@]}" "${diag[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
     fi
