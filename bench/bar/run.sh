@@ -71,15 +71,21 @@ mkdir -p "$out"
 V=(--variant UPSTREAM= --variant-jdk "UPSTREAM=$up" --variant ET2=-Djdk.pollerMode=2 --variant MODE4=-Djdk.pollerMode=4)
 P=-Djdk.virtualThreadScheduler.parallelism
 PP=$HERE/../pingpong
+# Warm-ups long enough that every variant's counted part starts seconds after the
+# JVM's: with a warm-up counted in round trips alone, the fastest variant's timed
+# round trips ran within its JVM's first second, beside its first young GCs
+# (busy-p2, 2026-12-01: mode 4's p50 1.024 x the image's default path with
+# 10,000 round trips of warm-up, 0.755 x with 5 s; doc/results/warmup-2026-12-01.md).
+WARMUP_S=5 WARMUP_RT=3000
 
 # A cell's command; the runners with --out write the page, the others print it.
 cell_cmd() {
   case $1 in
-    latency-p1) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=1" ;;
-    latency-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --jvm-args $P=2" ;;
-    busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 20000 --warmup 10000 --busy-task-us 100 --jvm-args $P=2" ;;
-    pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=2 --echo-peer $echo_peer --out $out/pingpong-p2.md" ;;
-    pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --jvm-args $P=1 --echo-peer $echo_peer --out $out/pingpong-p1.md" ;;
+    latency-p1) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --warmup-s $WARMUP_S --jvm-args $P=1" ;;
+    latency-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --warmup-s $WARMUP_S --jvm-args $P=2" ;;
+    busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 20000 --warmup 10000 --warmup-s $WARMUP_S --busy-task-us 100 --jvm-args $P=2" ;;
+    pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --warmup-round-trips $WARMUP_RT --jvm-args $P=2 --echo-peer $echo_peer --out $out/pingpong-p2.md" ;;
+    pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --warmup-round-trips $WARMUP_RT --jvm-args $P=1 --echo-peer $echo_peer --out $out/pingpong-p1.md" ;;
     waiting-10) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 10 --delay-us 50 --out $out/waiting-10.md" ;;
     waiting-100-exp300) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 300 --delay-dist exp --out $out/waiting-100-exp300.md" ;;
     waiting-100-exp3000) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 100 --delay-us 3000 --delay-dist exp --out $out/waiting-100-exp3000.md" ;;
