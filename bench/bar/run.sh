@@ -71,11 +71,12 @@ mkdir -p "$out"
 V=(--variant UPSTREAM= --variant-jdk "UPSTREAM=$up" --variant ET2=-Djdk.pollerMode=2 --variant MODE4=-Djdk.pollerMode=4)
 P=-Djdk.virtualThreadScheduler.parallelism
 PP=$HERE/../pingpong
-# Warm-ups long enough that every variant's counted part starts seconds after the
-# JVM's: with a warm-up counted in round trips alone, the fastest variant's timed
+# Warm-ups long enough that every variant's counted part starts seconds after its
+# JVM did: with a warm-up counted in round trips alone, the fastest variant's timed
 # round trips ran within its JVM's first second, beside its first young GCs
-# (busy-p2, 2026-12-01: mode 4's p50 1.024 x the image's default path with
-# 10,000 round trips of warm-up, 0.755 x with 5 s; doc/results/warmup-2026-12-01.md).
+# (busy-p2, 2026-12-01, the image's default path as baseline: mode 4's p50 1.024 x
+# with 10,000 round trips of warm-up, 0.797 x over 10 pairs with 5 s more;
+# doc/results/carrier-polling-warmup-0e6c36a875d8.md).
 WARMUP_S=5 WARMUP_RT=3000
 
 # A cell's command; the runners with --out write the page, the others print it.
