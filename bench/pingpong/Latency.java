@@ -34,10 +34,10 @@ import java.util.Arrays;
  * byte every LONG_EVERY_MS milliseconds: a carrier that polls that reader runs
  * its long task while the client's replies keep arriving (the long-task cell).
  * <p>
- * It also prints how long the timed round trips took and how much CPU the JIT
- * compiler threads and the GC threads used meanwhile (from
- * /proc/self/task/TID/schedstat): a run whose timed round trips overlap
- * compilation shares its CPUs with the compiler.
+ * It also prints how many warm-up round trips it made and how long they and the
+ * timed round trips took, and how much CPU the JIT compiler threads and the GC
+ * threads used during the timed ones (ThreadCpu): a run whose timed round trips
+ * overlap compilation shares its CPUs with the compiler.
  * <p>
  * With -DLatency.warmupMillis=MS the warm-up goes on, past WARMUP round trips,
  * until MS milliseconds have passed since the client connected, so that the
@@ -72,8 +72,10 @@ public class Latency {
         Thread.ofPlatform().name("echo-server").daemon().start(() -> PingPong.echo(listener, selector));
 
         long[] nanos = new long[roundTrips];
-        long[] timedStart = new long[2];  // start and end of the timed round trips
-        long[] cpuAtStart = new long[ThreadCpu.GROUPS], cpuAtEnd = new long[ThreadCpu.GROUPS];
+        long[] timed = new long[3];  // warm-up start, timed start, timed end (System.nanoTime)
+        long[] warmupRoundTrips = new long[1];
+        var cpuAtStart = new java.util.HashMap<String, Long>();
+        var cpuAtEnd = new java.util.HashMap<String, Long>();
         long warmupMillis = Long.getLong("Latency.warmupMillis", 0);
         int slowest = Math.min(roundTrips, Integer.getInteger("Latency.slowest", 0));
         long[] starts = slowest > 0 ? new long[roundTrips] : null;
@@ -82,15 +84,20 @@ public class Latency {
                 s.setTcpNoDelay(true);
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
-                long warmupEnd = System.nanoTime() + warmupMillis * 1_000_000L;
+                ThreadCpu.snapshot(new java.util.HashMap<>());  // loads its classes before the timed part
+                timed[0] = System.nanoTime();
+                long warmupEnd = timed[0] + warmupMillis * 1_000_000L;
+                // one loop for warm-up and timed round trips, so that the timed ones run
+                // the code the warm-up compiled
                 for (int r = -warmup; r < roundTrips; r++) {
                     if (r == 0 && System.nanoTime() - warmupEnd < 0) {
                         r = -1;  // one more untimed round trip
                     } else if (r == 0) {
-                        timedStart[0] = System.nanoTime();
                         ThreadCpu.snapshot(cpuAtStart);
                         if (perf != null) perf.command("enable");
+                        timed[1] = System.nanoTime();
                     }
+                    if (r < 0) warmupRoundTrips[0]++;
                     long t0 = System.nanoTime();
                     out.write(r);
                     if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
@@ -99,8 +106,8 @@ public class Latency {
                         if (starts != null) starts[r] = t0;
                     }
                 }
+                timed[2] = System.nanoTime();
                 if (perf != null) perf.command("disable");
-                timedStart[1] = System.nanoTime();
                 ThreadCpu.snapshot(cpuAtEnd);
             } catch (Exception e) {
                 e.printStackTrace();
@@ -127,9 +134,12 @@ public class Latency {
             System.out.printf("p%s us: %.2f%n", p == 99.9 ? "99.9" : Integer.toString((int) p), nanos[i] / 1e3);
         }
         System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
-        System.out.printf("timed ms: %.1f%n", (timedStart[1] - timedStart[0]) / 1e6);
-        System.out.printf("compiler cpu ms in timed: %.1f%n", (cpuAtEnd[ThreadCpu.COMPILER] - cpuAtStart[ThreadCpu.COMPILER]) / 1e6);
-        System.out.printf("gc cpu ms in timed: %.1f%n", (cpuAtEnd[ThreadCpu.GC] - cpuAtStart[ThreadCpu.GC]) / 1e6);
+        System.out.printf("warmup round trips: %d%n", warmupRoundTrips[0]);
+        System.out.printf("warmup ms: %.1f%n", (timed[1] - timed[0]) / 1e6);
+        System.out.printf("timed ms: %.1f%n", (timed[2] - timed[1]) / 1e6);
+        for (String group : ThreadCpu.GROUPS) {
+            System.out.printf("%s cpu ms in timed: %s%n", group, ThreadCpu.used(group, cpuAtStart, cpuAtEnd));
+        }
         System.exit(0);
     }
 
@@ -204,29 +214,50 @@ public class Latency {
     }
 
     /**
-     * CPU time of the JVM's own threads by group, from /proc/self/task/TID/schedstat
-     * (its first field: nanoseconds on a CPU). Threads that ended are not counted.
+     * CPU time of the JVM's own compiler and GC threads, from
+     * /proc/self/task/TID/schedstat (its first field: nanoseconds on a CPU), keyed by
+     * group and thread id. Names are as the kernel has them, 15 characters at most,
+     * which JDK 27 shortens in the middle ("C2 Comp..hread0") and JDK 25 at the end
+     * ("C2 CompilerThre"). GC threads: G1's and Parallel's ("GC Thread#0", "G1 ...");
+     * Serial GC runs in the VM thread, ZGC's are not matched.
      */
     static final class ThreadCpu {
-        static final int COMPILER = 0, GC = 1, GROUPS = 2;
+        static final String[] GROUPS = { "compiler", "gc" };
 
-        static void snapshot(long[] nanos) throws java.io.IOException {
-            java.util.Arrays.fill(nanos, 0);
+        static void snapshot(java.util.Map<String, Long> nanos) throws java.io.IOException {
+            nanos.clear();
             try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
                 for (var task : (Iterable<java.nio.file.Path>) tasks::iterator) {
-                    int group = group(read(task.resolve("comm")));
-                    if (group < 0) continue;
+                    String group = group(read(task.resolve("comm")));
                     String schedstat = read(task.resolve("schedstat"));
-                    if (!schedstat.isEmpty()) nanos[group] += Long.parseLong(schedstat.split(" ")[0]);
+                    if (group != null && !schedstat.isEmpty()) {
+                        nanos.put(group + "/" + task.getFileName(), Long.parseLong(schedstat.split(" ")[0]));
+                    }
                 }
             }
         }
 
-        /** The group of a thread by its name as the kernel has it (15 characters at most). */
-        private static int group(String comm) {
-            if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return COMPILER;
-            if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) return GC;
-            return -1;
+        /**
+         * The CPU ms the group's threads used between the two snapshots, summed per
+         * thread (a thread that ended meanwhile counts nothing), or "n/a" if no thread
+         * of the group was found.
+         */
+        static String used(String group, java.util.Map<String, Long> start, java.util.Map<String, Long> end) {
+            long nanos = 0;
+            boolean found = false;
+            for (var e : end.entrySet()) {
+                if (e.getKey().startsWith(group + "/")) {
+                    found = true;
+                    nanos += e.getValue() - start.getOrDefault(e.getKey(), 0L);
+                }
+            }
+            return found ? String.format("%.1f", nanos / 1e6) : "n/a";
+        }
+
+        private static String group(String comm) {
+            if (comm.startsWith("C1 Comp") || comm.startsWith("C2 Comp")) return "compiler";
+            if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) return "gc";
+            return null;
         }
 
         private static String read(java.nio.file.Path p) {

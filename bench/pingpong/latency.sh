@@ -92,7 +92,8 @@ done
 [[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
 [[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
-[[ $warmup_s =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--warmup-s must be a number of seconds, got '$warmup_s'"
+[[ $warmup_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$warmup_s" 'BEGIN { exit !(s <= 300) }' ||
+  die "--warmup-s must be a number of seconds up to 300, got '$warmup_s'"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
 [[ $long_us =~ ^[0-9]+$ ]] || die "--long-task-us must be a whole number of microseconds, got '$long_us'"
 [[ $long_every_ms =~ ^[0-9]+$ && $long_every_ms -ge 1 ]] || die "--long-task-every-ms must be a whole number of milliseconds >= 1, got '$long_every_ms'"
@@ -166,8 +167,9 @@ for i in $(seq 1 "$pairs"); do
       }' "$work/run" | tee -a "$work/all"
     # what else used the CPUs while the timed round trips ran (not for the C variant)
     awk -v v="${names[$v]}" -v i="$i" '
-      /^timed ms:/ {t=$3} /^compiler cpu ms in timed:/ {c=$6} /^gc cpu ms in timed:/ {g=$6}
-      END { if (t != "") printf "# timed %s run %d: %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, t, c, g }' "$work/run"
+      /^warmup round trips:/ {n=$4} /^warmup ms:/ {w=$3} /^timed ms:/ {t=$3}
+      /^compiler cpu ms in timed:/ {c=$6} /^gc cpu ms in timed:/ {g=$6}
+      END { if (t != "") printf "# timed %s run %d: %s ms, after %s warm-up round trips in %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, t, n, w, c, g }' "$work/run"
     if (( max_cause )) && [[ -z ${vc[${names[$v]}]:-} ]]; then
       python3 "$HERE/max-in-pause.py" "$work/run" "$work/safepoint.log" > "$work/cause" ||
         die "${names[$v]}, pair $i: max-in-pause.py failed"
