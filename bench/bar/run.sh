@@ -73,10 +73,10 @@ P=-Djdk.virtualThreadScheduler.parallelism
 PP=$HERE/../pingpong
 # Warm-ups long enough that every variant's counted part starts seconds after its
 # JVM did: with a warm-up counted in round trips alone, the fastest variant's timed
-# round trips ran within its JVM's first second, beside its first young GCs
-# (busy-p2, 2026-12-01, the image's default path as baseline: mode 4's p50 1.024 x
-# with 10,000 round trips of warm-up, 0.797 x over 10 pairs with 5 s more;
-# doc/results/carrier-polling-warmup-0e6c36a875d8.md).
+# round trips ran within its JVM's first second, while the JIT still compiled
+# (busy-p2, 2026-12-01, the image's default path as baseline: mode 4's p50 1.100 x,
+# the JIT at 52-75% of a CPU during its timed round trips; with 5 s more, 0.801 x
+# over 15 pairs, the JIT at 8-26%; doc/results/carrier-polling-warmup-0e6c36a875d8.md).
 WARMUP_S=5 WARMUP_RT=3000
 
 # A cell's command; the runners with --out write the page, the others print it.

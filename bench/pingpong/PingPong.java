@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  *
  *   java PingPong.java [clients=100] [roundTripsPerClient=10000] [--port PORT]
  *                      [--warmup N] [--perf-ctl CTL --perf-ack ACK]
- *   java PingPong.java --serve     (the echo server alone; prints "READY <port>")
+ *   java PingPong.java --serve     (the echo server alone; prints "READY <port>";
+ *                                   the source launcher of JDK 22 or later, which
+ *                                   compiles WaitingClient.java beside it too)
  */
 public class PingPong {
     public static void main(String[] args) throws Exception {
@@ -58,16 +60,10 @@ public class PingPong {
                     echo(listener, selector);
                     return;
                 }
-                case "--port", "--warmup", "--perf-ctl", "--perf-ack" -> {
-                    if (i + 1 == args.length) throw new IllegalArgumentException(args[i] + " needs a value");
-                    String v = args[++i];
-                    switch (args[i - 1]) {
-                        case "--port" -> port = Integer.parseInt(v);
-                        case "--warmup" -> warmup = Integer.parseInt(v);
-                        case "--perf-ctl" -> perfCtl = v;
-                        default -> perfAck = v;
-                    }
-                }
+                case "--port" -> port = Integer.parseInt(value(args, i++));
+                case "--warmup" -> warmup = Integer.parseInt(value(args, i++));
+                case "--perf-ctl" -> perfCtl = value(args, i++);
+                case "--perf-ack" -> perfAck = value(args, i++);
                 default -> counts.add(args[i]);
             }
         }
@@ -82,6 +78,9 @@ public class PingPong {
             port = listener.socket().getLocalPort();
         }
         int serverPort = port;
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be 0 or more round trips, got " + warmup);
+        }
         if ((perfCtl == null) != (perfAck == null) || (perfCtl != null && warmup == 0)) {
             throw new IllegalArgumentException("--perf-ctl and --perf-ack go together, with --warmup");
         }
@@ -141,6 +140,12 @@ public class PingPong {
                     new String[] { String[].class.getName() }));
         }
         System.exit(0);
+    }
+
+    /** The value after the option at args[i]. */
+    private static String value(String[] args, int i) {
+        if (i + 1 == args.length) throw new IllegalArgumentException(args[i] + " needs a value");
+        return args[i + 1];
     }
 
     static void echo(ServerSocketChannel listener, Selector selector) {

@@ -23,8 +23,13 @@ EVENTS = {
 }
 
 
+def counts_timed_part(cfg):
+    """True if perf counted the timed round trips only (ping-pong with a warm-up)."""
+    return int(cfg.get("warmup_round_trips", "0")) > 0
+
+
 def load_run(raw, d, cfg):
-    windowed = cfg["cell"] in ("waiting-client", "compute") or int(cfg.get("warmup_round_trips", "0")) > 0
+    windowed = cfg["cell"] in ("waiting-client", "compute") or counts_timed_part(cfg)
     out = {}
     with open(os.path.join(d, "out.log"), encoding="utf-8") as f:
         for line in f:
@@ -83,7 +88,7 @@ def metrics(cfg):
         m = [(k, t.replace("/op", "/task").replace("ops/s", "tasks/s"), f) for k, t, f in METRICS
              if k in ("rate", "cpu_us_per_op", "cs_per_op", "epoll_wait_per_op", "syscalls_per_op")]
         return m + [("cpu_util", "CPU (cores)", R.fmt)]
-    if int(cfg.get("warmup_round_trips", "0")) > 0:
+    if counts_timed_part(cfg):
         return METRICS + [("cpu_util", "CPU (cores)", R.fmt)]
     return METRICS
 
@@ -149,7 +154,7 @@ def page(cfg, meta, variants, runs, out):
         L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "
                  f"`java.net.Socket`, do {cfg['round_trips']} 1-byte blocking round trips each "
                  f"against a one-thread `Selector` echo server {where}.")
-        if int(cfg.get("warmup_round_trips", "0")) > 0:
+        if counts_timed_part(cfg):
             L.append(f"- Each client first does {cfg['warmup_round_trips']} untimed round trips; once all "
                      f"have, they start their timed ones together. `perf stat -e {cfg['events']}` runs "
                      "the client JVM with its counters off, and the program switches them on for the "

@@ -141,6 +141,7 @@ for v in pairs clients rt delay_us size client_cpu peer_cpu roots depth leaf_ite
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
 isint "$warmup_rt" || die "--warmup-round-trips must be a whole number of round trips per client, got '$warmup_rt'"
+warmup_rt=$((10#$warmup_rt))
 (( warmup_rt == 0 )) || (( !waiting && !compute )) || die "--warmup-round-trips is an option of the ping-pong cell (the others take --warmup S)"
 [[ $delay_dist == fixed || $delay_dist == exp ]] || die "--delay-dist must be fixed or exp, got '$delay_dist'"
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
@@ -257,19 +258,20 @@ run_one() {
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   else
-    local -a peer_args=()
+    local -a client_args=()
     if [[ $echo_peer == process ]]; then
+      # the source launcher compiles WaitingClient.java beside it too (JDK 22 or later)
       bench_start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
-      peer_args=(--port "$BENCH_PEER_PORT")
+      client_args=(--port "$BENCH_PEER_PORT")
     fi
     local -a window=()  # with a warm-up, perf counts the timed round trips only
     if (( warmup_rt > 0 )); then
       mkfifo "$dir/perf-ctl" "$dir/perf-ack"
       window=(-D -1 --control "fifo:$dir/perf-ctl,$dir/perf-ack")
-      peer_args+=(--warmup "$warmup_rt" --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack")
+      client_args+=(--warmup "$warmup_rt" --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack")
     fi
     perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" "${window[@]}" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
-      -cp "$raw/classes" PingPong "$clients" "$rt" "${peer_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
+      -cp "$raw/classes" PingPong "$clients" "$rt" "${client_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
     bench_stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   fi
