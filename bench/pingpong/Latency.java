@@ -84,28 +84,24 @@ public class Latency {
                 s.setTcpNoDelay(true);
                 InputStream in = s.getInputStream();
                 OutputStream out = s.getOutputStream();
-                ThreadCpu.snapshot(new java.util.HashMap<>());  // loads its classes before the timed part
+                ThreadCpu.snapshot(cpuAtStart);  // loads its classes before the round trips
                 timed[0] = System.nanoTime();
                 long warmupEnd = timed[0] + warmupMillis * 1_000_000L;
-                // one loop for warm-up and timed round trips, so that the timed ones run
-                // the code the warm-up compiled
-                for (int r = -warmup; r < roundTrips; r++) {
-                    if (r == 0 && System.nanoTime() - warmupEnd < 0) {
-                        r = -1;  // one more untimed round trip
-                    } else if (r == 0) {
-                        ThreadCpu.snapshot(cpuAtStart);
-                        if (perf != null) perf.command("enable");
-                        timed[1] = System.nanoTime();
-                    }
-                    if (r < 0) warmupRoundTrips[0]++;
-                    long t0 = System.nanoTime();
-                    out.write(r);
-                    if (in.read() != (r & 0xff)) throw new RuntimeException("bad reply");
-                    if (r >= 0) {
-                        nanos[r] = System.nanoTime() - t0;
-                        if (starts != null) starts[r] = t0;
-                    }
+                // The warm-up runs the same method as the timed round trips, into scratch
+                // arrays, so that the timed ones start in the code it compiled: a branch
+                // that only the timed part takes would deoptimize the client's loop there.
+                long[] scratch = new long[Math.min(roundTrips, 1000)];
+                long[] scratchStarts = starts != null ? new long[scratch.length] : null;
+                while (warmupRoundTrips[0] < warmup || System.nanoTime() - warmupEnd < 0) {
+                    long left = warmup - warmupRoundTrips[0];
+                    int n = (int) (left > 0 ? Math.min(scratch.length, left) : scratch.length);
+                    roundTrips(in, out, scratch, scratchStarts, n);
+                    warmupRoundTrips[0] += n;
                 }
+                ThreadCpu.snapshot(cpuAtStart);
+                if (perf != null) perf.command("enable");
+                timed[1] = System.nanoTime();
+                roundTrips(in, out, nanos, starts, roundTrips);
                 timed[2] = System.nanoTime();
                 if (perf != null) perf.command("disable");
                 ThreadCpu.snapshot(cpuAtEnd);
@@ -141,6 +137,21 @@ public class Latency {
             System.out.printf("%s cpu ms in timed: %s%n", group, ThreadCpu.used(group, cpuAtStart, cpuAtEnd));
         }
         System.exit(0);
+    }
+
+    /**
+     * Does n round trips; the time of round trip k goes to nanos[k], and its start
+     * to starts[k] unless starts is null.
+     */
+    private static void roundTrips(InputStream in, OutputStream out, long[] nanos, long[] starts, int n)
+            throws java.io.IOException {
+        for (int k = 0; k < n; k++) {
+            long t0 = System.nanoTime();
+            out.write(k);
+            if (in.read() != (k & 0xff)) throw new RuntimeException("bad reply");
+            nanos[k] = System.nanoTime() - t0;
+            if (starts != null) starts[k] = t0;
+        }
     }
 
     /** Prints the n slowest round trips, slowest first: "slow round trip: START_NS US". */
@@ -219,20 +230,21 @@ public class Latency {
      * group and thread id. Names are as the kernel has them, 15 characters at most,
      * which JDK 27 shortens in the middle ("C2 Comp..hread0") and JDK 25 at the end
      * ("C2 CompilerThre"). GC threads: G1's and Parallel's ("GC Thread#0", "G1 ...");
-     * Serial GC runs in the VM thread, ZGC's are not matched.
+     * Serial GC runs in the VM thread, ZGC's are not matched. It reads with java.io,
+     * not NIO: a file read in NIO's read path, which the sockets use, would change the
+     * type profiles of the round trips' compiled code.
      */
     static final class ThreadCpu {
         static final String[] GROUPS = { "compiler", "gc" };
 
-        static void snapshot(java.util.Map<String, Long> nanos) throws java.io.IOException {
+        static void snapshot(java.util.Map<String, Long> nanos) {
             nanos.clear();
-            try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
-                for (var task : (Iterable<java.nio.file.Path>) tasks::iterator) {
-                    String group = group(read(task.resolve("comm")));
-                    String schedstat = read(task.resolve("schedstat"));
-                    if (group != null && !schedstat.isEmpty()) {
-                        nanos.put(group + "/" + task.getFileName(), Long.parseLong(schedstat.split(" ")[0]));
-                    }
+            String[] tasks = new java.io.File("/proc/self/task").list();
+            for (String tid : tasks != null ? tasks : new String[0]) {
+                String group = group(read("/proc/self/task/" + tid + "/comm"));
+                String schedstat = read("/proc/self/task/" + tid + "/schedstat");
+                if (group != null && !schedstat.isEmpty()) {
+                    nanos.put(group + "/" + tid, Long.parseLong(schedstat.split(" ")[0]));
                 }
             }
         }
@@ -260,9 +272,9 @@ public class Latency {
             return null;
         }
 
-        private static String read(java.nio.file.Path p) {
-            try {
-                return java.nio.file.Files.readString(p).trim();
+        private static String read(String path) {
+            try (var in = new java.io.FileInputStream(path)) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
             } catch (java.io.IOException e) {
                 return "";  // the thread ended meanwhile
             }
