@@ -75,8 +75,8 @@ PP=$HERE/../pingpong
 # JVM did: with a warm-up counted in round trips alone, the fastest variant's timed
 # round trips ran within its JVM's first second, while the JIT still compiled
 # (busy-p2, 2026-12-01, the image's default path as baseline: mode 4's p50 1.100 x,
-# the JIT at 52-75% of a CPU during its timed round trips; with 5 s more, 0.801 x
-# over 15 pairs, the JIT at 8-26%; doc/results/carrier-polling-warmup-0e6c36a875d8.md).
+# the JIT at 52-75% of a CPU during its timed round trips; with 5 s more, 0.857 x
+# over 20 pairs, the JIT at 8-26%; doc/results/carrier-polling-warmup-0e6c36a875d8.md).
 WARMUP_S=5 WARMUP_RT=3000
 
 # A cell's command; the runners with --out write the page, the others print it.
