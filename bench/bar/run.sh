@@ -35,7 +35,9 @@ Options (defaults in brackets):
                        (every page is then stamped so)
   -h, --help           this text
 
-At 5 pairs the cells take about 85 minutes, 35 of them the two idle cells.
+At 5 pairs the cells take about 90 minutes, 35 of them the two idle cells
+(the latency cells warm up 5 s a run, the ping-pong cells 3,000 round trips
+per client).
 EOF
 }
 
