@@ -35,9 +35,9 @@ Options (defaults in brackets):
                        (every page is then stamped so)
   -h, --help           this text
 
-At 5 pairs the cells take about 90 minutes, 35 of them the two idle cells
-(the latency cells warm up 5 s a run, the ping-pong cells 3,000 round trips
-per client).
+At 5 pairs the cells took about 85 minutes, 35 of them the two idle cells,
+before the warm-ups; those add 5 s to each latency run and 3,000 round trips
+per client to each ping-pong run (the bar not timed with them yet).
 EOF
 }
 
