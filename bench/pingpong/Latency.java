@@ -40,9 +40,9 @@ import java.util.Arrays;
  * overlap compilation shares its CPUs with the compiler.
  * <p>
  * With -DLatency.warmupMillis=MS the warm-up goes on, past WARMUP round trips,
- * until MS milliseconds have passed since the client connected, so that the
- * timed round trips do not start while the JIT still compiles the program's hot
- * code: how many round trips that takes differs by variant.
+ * until MS milliseconds have passed since the client connected, so that every
+ * variant's timed round trips start as long after its JVM did: a variant with
+ * fast round trips does WARMUP of them while the JIT still compiles.
  * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated

@@ -27,9 +27,9 @@ Options (defaults in brackets):
   --round-trips N        timed round trips per run [200000]
   --warmup N             untimed round trips before them [50000]
   --warmup-s S           and go on warming up until S seconds have passed since the
-                         client connected, so that the JIT's compilations of the hot
-                         code are over in every variant (a variant whose round trips
-                         are fast does its N in less time) [0]
+                         client connected, so that every variant's timed round trips
+                         start as long after its JVM did (a variant whose round trips
+                         are fast does its N while the JIT still compiles) [0]
   --jvm-args "OPTS"      JVM options for every variant (also: after --)
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
