@@ -37,7 +37,8 @@ Options (defaults in brackets):
 
 At 5 pairs the cells took about 85 minutes, 35 of them the two idle cells,
 before the warm-ups; those add 5 s to each latency run and 3,000 round trips
-per client to each ping-pong run (the bar not timed with them yet).
+per client to each ping-pong run, and the busy cell times 5 s of round trips
+per run (the bar not timed with them yet).
 EOF
 }
 
@@ -80,13 +81,17 @@ PP=$HERE/../pingpong
 # the JIT at 52-75% of a CPU during its timed round trips; with 5 s more, 0.857 x
 # over 20 pairs, the JIT at 8-26%; doc/results/carrier-polling-warmup-0e6c36a875d8.md).
 WARMUP_S=5 WARMUP_RT=3000
+# The busy cell times 5 s of round trips in every variant, not 20,000 of them:
+# mode 4 made those in 0.5-0.7 s and upstream in 4-11 s, while the VM's CPU speed
+# moved by up to 2.3 x within a run (same page).
+TIMED_S=5
 
 # A cell's command; the runners with --out write the page, the others print it.
 cell_cmd() {
   case $1 in
     latency-p1) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --warmup-s $WARMUP_S --jvm-args $P=1" ;;
     latency-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 100000 --warmup 30000 --warmup-s $WARMUP_S --jvm-args $P=2" ;;
-    busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --round-trips 20000 --warmup 10000 --warmup-s $WARMUP_S --busy-task-us 100 --jvm-args $P=2" ;;
+    busy-p2) echo "$PP/latency.sh --jdk $jdk --pairs $pairs --timed-s $TIMED_S --warmup 10000 --warmup-s $WARMUP_S --busy-task-us 100 --jvm-args $P=2" ;;
     pingpong-p2) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --warmup-round-trips $WARMUP_RT --jvm-args $P=2 --echo-peer $echo_peer --out $out/pingpong-p2.md" ;;
     pingpong-p1) echo "$PP/syscalls-per-round-trip.sh --jdk $jdk --pairs $pairs --clients 100 --round-trips 5000 --warmup-round-trips $WARMUP_RT --jvm-args $P=1 --echo-peer $echo_peer --out $out/pingpong-p1.md" ;;
     waiting-10) echo "$PP/waiting-client.sh --jdk $jdk --pairs $pairs --clients 10 --delay-us 50 --out $out/waiting-10.md" ;;

@@ -44,6 +44,11 @@ import java.util.Arrays;
  * variant's timed round trips start as long after its JVM did: a variant with
  * fast round trips does WARMUP of them while the JIT still compiles.
  * <p>
+ * With -DLatency.timedMillis=MS the timed part lasts MS milliseconds instead of
+ * ROUND_TRIPS round trips (whole batches of 1,000, at least one), however many
+ * round trips that takes: every variant is then timed over as long a stretch of
+ * a machine whose speed drifts, not a fast one over a fraction of a second.
+ * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
  * with timenanos (latency.sh --max-cause).
@@ -71,14 +76,22 @@ public class Latency {
         var selector = Selector.open();
         Thread.ofPlatform().name("echo-server").daemon().start(() -> PingPong.echo(listener, selector));
 
-        long[] nanos = new long[roundTrips];
+        long warmupMillis = Long.getLong("Latency.warmupMillis", 0);
+        long timedMillis = Long.getLong("Latency.timedMillis", 0);
+        if (timedMillis < 0 || warmupMillis < 0) {
+            throw new IllegalArgumentException("Latency.timedMillis and Latency.warmupMillis must not be negative");
+        }
+        int slowestWanted = Integer.getInteger("Latency.slowest", 0);
+        // the timed round trips' times and starts; a timed part of fixed duration grows them
+        var times = new Object() {
+            long[] nanos = new long[timedMillis > 0 ? BATCH : roundTrips];
+            long[] starts = slowestWanted > 0 ? new long[nanos.length] : null;
+            int count;
+        };
         long[] timed = new long[3];  // warm-up start, timed start, timed end (System.nanoTime)
         long[] warmupRoundTrips = new long[1];
         var cpuAtStart = new java.util.HashMap<String, Long>();
         var cpuAtEnd = new java.util.HashMap<String, Long>();
-        long warmupMillis = Long.getLong("Latency.warmupMillis", 0);
-        int slowest = Math.min(roundTrips, Integer.getInteger("Latency.slowest", 0));
-        long[] starts = slowest > 0 ? new long[roundTrips] : null;
         Thread client = Thread.ofVirtual().start(() -> {
             try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
                 s.setTcpNoDelay(true);
@@ -90,18 +103,31 @@ public class Latency {
                 // The warm-up runs the same method as the timed round trips, into scratch
                 // arrays, so that the timed ones start in the code it compiled: a branch
                 // that only the timed part takes would deoptimize the client's loop there.
-                long[] scratch = new long[Math.min(roundTrips, 1000)];
-                long[] scratchStarts = starts != null ? new long[scratch.length] : null;
+                long[] scratch = new long[BATCH];
+                long[] scratchStarts = times.starts != null ? new long[BATCH] : null;
                 while (warmupRoundTrips[0] < warmup || System.nanoTime() - warmupEnd < 0) {
                     long left = warmup - warmupRoundTrips[0];
-                    int n = (int) (left > 0 ? Math.min(scratch.length, left) : scratch.length);
-                    roundTrips(in, out, scratch, scratchStarts, n);
+                    int n = (int) (left > 0 ? Math.min(BATCH, left) : BATCH);
+                    roundTrips(in, out, scratch, scratchStarts, 0, n);
                     warmupRoundTrips[0] += n;
                 }
                 ThreadCpu.snapshot(cpuAtStart);
                 if (perf != null) perf.command("enable");
                 timed[1] = System.nanoTime();
-                roundTrips(in, out, nanos, starts, roundTrips);
+                if (timedMillis == 0) {
+                    roundTrips(in, out, times.nanos, times.starts, 0, roundTrips);
+                    times.count = roundTrips;
+                } else {
+                    long timedEnd = timed[1] + timedMillis * 1_000_000L;
+                    do {
+                        if (times.count == times.nanos.length) {
+                            times.nanos = Arrays.copyOf(times.nanos, 2 * times.count);
+                            if (times.starts != null) times.starts = Arrays.copyOf(times.starts, 2 * times.count);
+                        }
+                        roundTrips(in, out, times.nanos, times.starts, times.count, BATCH);
+                        times.count += BATCH;
+                    } while (System.nanoTime() - timedEnd < 0);
+                }
                 timed[2] = System.nanoTime();
                 if (perf != null) perf.command("disable");
                 ThreadCpu.snapshot(cpuAtEnd);
@@ -114,8 +140,10 @@ public class Latency {
             System.err.println("client did not finish in 10 minutes");
             System.exit(1);
         }
-        if (starts != null) {
-            printSlowest(nanos, starts, slowest);
+        int count = times.count;
+        long[] nanos = Arrays.copyOf(times.nanos, count);
+        if (times.starts != null) {
+            printSlowest(nanos, Arrays.copyOf(times.starts, count), Math.min(count, slowestWanted));
         }
         Arrays.sort(nanos);
         if (busyNanos > 0) {
@@ -124,12 +152,12 @@ public class Latency {
         if (longNanos > 0) {
             System.out.printf("long tasks: %d%n", longTasks.sum());
         }
-        System.out.printf("round trips: %d%n", roundTrips);
+        System.out.printf("round trips: %d%n", count);
         for (double p : new double[] { 50, 90, 99, 99.9 }) {
-            int i = (int) Math.min(roundTrips - 1, Math.ceil(p / 100 * roundTrips) - 1);
+            int i = (int) Math.min(count - 1, Math.ceil(p / 100 * count) - 1);
             System.out.printf("p%s us: %.2f%n", p == 99.9 ? "99.9" : Integer.toString((int) p), nanos[i] / 1e3);
         }
-        System.out.printf("max us: %.2f%n", nanos[roundTrips - 1] / 1e3);
+        System.out.printf("max us: %.2f%n", nanos[count - 1] / 1e3);
         System.out.printf("warmup round trips: %d%n", warmupRoundTrips[0]);
         System.out.printf("warmup ms: %.1f%n", (timed[1] - timed[0]) / 1e6);
         System.out.printf("timed ms: %.1f%n", (timed[2] - timed[1]) / 1e6);
@@ -139,13 +167,16 @@ public class Latency {
         System.exit(0);
     }
 
+    /** Round trips per batch of the warm-up and of a timed part of fixed duration. */
+    private static final int BATCH = 1000;
+
     /**
-     * Does n round trips; the time of round trip k goes to nanos[k], and its start
-     * to starts[k] unless starts is null.
+     * Does n round trips; the time of round trip k goes to nanos[from + k], and its
+     * start to starts[from + k] unless starts is null.
      */
-    private static void roundTrips(InputStream in, OutputStream out, long[] nanos, long[] starts, int n)
-            throws java.io.IOException {
-        for (int k = 0; k < n; k++) {
+    private static void roundTrips(InputStream in, OutputStream out, long[] nanos, long[] starts,
+                                   int from, int n) throws java.io.IOException {
+        for (int k = from; k < from + n; k++) {
             long t0 = System.nanoTime();
             out.write(k);
             if (in.read() != (k & 0xff)) throw new RuntimeException("bad reply");

@@ -25,6 +25,11 @@ Options (defaults in brackets):
                          MODE epoll, read or spin): the machine's floor; needs gcc
   --pairs N              runs of every variant, alternating [5]
   --round-trips N        timed round trips per run [200000]
+  --timed-s S            time the round trips of S seconds instead (whole batches of
+                         1,000), however many that is: every variant is timed over as
+                         long a stretch of a CPU whose speed drifts, where a fixed count
+                         times a fast variant over a fraction of a second; not with
+                         --round-trips or --variant-c [0: off]
   --warmup N             untimed round trips before them [50000]
   --warmup-s S           and go on warming up until S seconds have passed since the
                          client connected, so that every variant's timed round trips
@@ -51,7 +56,7 @@ Options (defaults in brackets):
 EOF
 }
 
-jdk="" pairs=5 rt=200000 warmup=50000 warmup_s=0 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 rt_given=0 timed_s=0 warmup=50000 warmup_s=0 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -69,7 +74,8 @@ while (( $# )); do
                    die "--variant-c needs NAME=epoll|read|spin, got '$2'"
                  names+=("${2%%=*}"); opts+=(""); vc[${2%%=*}]=${2#*=}; shift 2 ;;
     --pairs) need "$@"; pairs=$2; shift 2 ;;
-    --round-trips) need "$@"; rt=$2; shift 2 ;;
+    --round-trips) need "$@"; rt=$2; rt_given=1; shift 2 ;;
+    --timed-s) need "$@"; timed_s=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --warmup-s) need "$@"; warmup_s=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
@@ -83,7 +89,7 @@ while (( $# )); do
     --*) die "unknown option '$1' (see --help)" ;;
     *) # the old positional form: JDK [pairs] [roundTrips]
        case $positional in
-         0) jdk=$1 ;; 1) pairs=$1 ;; 2) rt=$1 ;; *) die "unexpected argument '$1' (see --help)" ;;
+         0) jdk=$1 ;; 1) pairs=$1 ;; 2) rt=$1; rt_given=1 ;; *) die "unexpected argument '$1' (see --help)" ;;
        esac
        positional=$((positional + 1)); shift ;;
   esac
@@ -94,6 +100,11 @@ done
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
 [[ $warmup_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$warmup_s" 'BEGIN { exit !(s <= 300) }' ||
   die "--warmup-s must be a number of seconds up to 300, got '$warmup_s'"
+[[ $timed_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$timed_s" 'BEGIN { exit !(s <= 300) }' ||
+  die "--timed-s must be a number of seconds up to 300, got '$timed_s'"
+timed_ms=$(awk -v s="$timed_s" 'BEGIN { printf "%d", s * 1000 }')
+(( timed_ms == 0 || ! rt_given )) || die "--timed-s and --round-trips both set the timed part: give one of them"
+[[ $timed_s =~ ^0*([.]0*)?$ ]] || (( timed_ms > 0 )) || die "--timed-s $timed_s is under a millisecond"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
 [[ $long_us =~ ^[0-9]+$ ]] || die "--long-task-us must be a whole number of microseconds, got '$long_us'"
 [[ $long_every_ms =~ ^[0-9]+$ && $long_every_ms -ge 1 ]] || die "--long-task-every-ms must be a whole number of milliseconds >= 1, got '$long_every_ms'"
@@ -112,6 +123,7 @@ for c in $counted; do events+=,syscalls:sys_enter_$c; done
 [[ -z $counted ]] || perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
   die "--count-syscalls: perf cannot open the syscall tracepoints (run as root or lower /proc/sys/kernel/perf_event_paranoid, and mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
 (( ${#vc[@]} == 0 || busy_us + long_us == 0 )) || die "--variant-c runs no carriers: drop --busy-task-us, --long-task-us or the C variant"
+(( ${#vc[@]} == 0 || timed_ms == 0 )) || die "--variant-c (floor.c) times a count of round trips: drop --timed-s or the C variant"
 (( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
 
@@ -122,7 +134,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 : >"$work/max-in-pause"; : >"$work/max-runs"
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$rt warmup=$warmup warmup_s=$warmup_s busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$( (( timed_ms )) && echo "as-many-as-fit" || echo "$rt") timed_s=$timed_s warmup=$warmup warmup_s=$warmup_s busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
 bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
@@ -141,7 +153,7 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      diag=("-DLatency.warmupMillis=$(awk -v s="$warmup_s" 'BEGIN { printf "%d", s * 1000 }')")
+      diag=("-DLatency.warmupMillis=$(awk -v s="$warmup_s" 'BEGIN { printf "%d", s * 1000 }')" "-DLatency.timedMillis=$timed_ms")
       (( max_cause )) && diag+=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
       rm -f "$work/safepoint.log"
       cmd=("$java" ${opts[$v]} "${common[@]}" "${diag[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
@@ -149,8 +161,10 @@ for i in $(seq 1 "$pairs"); do
     perf stat -x, -o "$work/perf.csv" -e "$events" -D -1 \
       --control "fifo:$work/ctl,$work/ack" -- "${cmd[@]}" \
       > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
+    # per round trip: the count the program made (with --timed-s it varies per run)
     awk -v v="${names[$v]}" -v i="$i" -v rt="$rt" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
         -v perf="$work/perf.csv" -v syscalls="$counted" '
+      /^round trips:/ {rt=$3}
       /^p50 us:/ {a=$3} /^p90 us:/ {b=$3} /^p99 us:/ {c=$3} /^p99.9 us:/ {d=$3} /^max us:/ {e=$3}
       END {
         FS=","
@@ -167,9 +181,9 @@ for i in $(seq 1 "$pairs"); do
       }' "$work/run" | tee -a "$work/all"
     # what else used the CPUs while the timed round trips ran (not for the C variant)
     awk -v v="${names[$v]}" -v i="$i" '
-      /^warmup round trips:/ {n=$4} /^warmup ms:/ {w=$3} /^timed ms:/ {t=$3}
+      /^round trips:/ {r=$3} /^warmup round trips:/ {n=$4} /^warmup ms:/ {w=$3} /^timed ms:/ {t=$3}
       /^compiler cpu ms in timed:/ {c=$6} /^gc cpu ms in timed:/ {g=$6}
-      END { if (t != "") printf "# timed %s run %d: %s ms, after %s warm-up round trips in %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, t, n, w, c, g }' "$work/run"
+      END { if (t != "") printf "# timed %s run %d: %s round trips in %s ms, after %s warm-up round trips in %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, r, t, n, w, c, g }' "$work/run"
     if (( max_cause )) && [[ -z ${vc[${names[$v]}]:-} ]]; then
       python3 "$HERE/max-in-pause.py" "$work/run" "$work/safepoint.log" > "$work/cause" ||
         die "${names[$v]}, pair $i: max-in-pause.py failed"

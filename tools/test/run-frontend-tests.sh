@@ -368,13 +368,24 @@ if [ -x "$T25/bin/javac" ]; then
   # Temurin 25 and, when it is built, on the image, whose JDK 27 shortens thread
   # names in the middle ("C2 Comp..hread0"); --warmup-s 1 with no warm-up round trips
   # still warms up for a second
-  timed_re="^# timed A run 1: [0-9.]+ ms, after [1-9][0-9]* warm-up round trips in (1[0-9]{3}|[2-9][0-9]{3})\\.[0-9] ms; JIT compiler threads [0-9.]+ ms on a CPU meanwhile, GC threads [0-9.]+ ms$"
+  timed_re="^# timed A run 1: 300 round trips in [0-9.]+ ms, after [1-9][0-9]* warm-up round trips in (1[0-9]{3}|[2-9][0-9]{3})\\.[0-9] ms; JIT compiler threads [0-9.]+ ms on a CPU meanwhile, GC threads [0-9.]+ ms$"
   for tj in "$T25" "$top/build/linux-x86_64-server-release/images/jdk"; do
     [ -x "$tj/bin/javac" ] || continue
     expect_output "latency on ${tj##*/build/}: the timed line finds the JIT and GC threads, and --warmup-s 1 warms up for 1 s" \
       "$timed_re" \
       "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$tj" --pairs 1 --round-trips 300 --warmup 0 --warmup-s 1 --allow-busy --variant A=
   done
+  expect_failure "latency: --timed-s must be a number" "--timed-s must be a number of seconds up to 300, got 'long'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --timed-s long
+  expect_failure "latency: --timed-s and --round-trips together" "--timed-s and --round-trips both set the timed part" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --timed-s 2 --round-trips 1000
+  expect_failure "latency: --timed-s with a C variant" "--variant-c .floor.c. times a count of round trips: drop --timed-s" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --variant A= --variant-c C=epoll --timed-s 2
+  # a timed part of fixed duration: 1-2 s of whole batches of 1,000 round trips (the
+  # default count, 200,000, takes longer)
+  expect_output "latency: --timed-s 1 times the round trips of 1 s" \
+    "^# timed A run 1: [1-9][0-9]*000 round trips in 1[0-9]{3}\\.[0-9] ms, after [0-9]+ warm-up" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --timed-s 1 --warmup 100 --allow-busy --variant A=
   fakeperf=$d/fake-perf; mkdir -p "$fakeperf"
   printf '#!/bin/sh\necho "event syntax error: syscalls:sys_enter_read" >&2; exit 1\n' > "$fakeperf/perf"; chmod +x "$fakeperf/perf"
   expect_failure "latency: --count-syscalls without tracepoints names the fix" "cannot open the syscall tracepoints.*mount -t tracefs" \
@@ -383,6 +394,10 @@ if [ -x "$T25/bin/javac" ]; then
     expect_output "latency: --count-syscalls adds calls per round trip to the table" \
       "^\\| A \\| .*\\| 2\\.0[0-9]{2} \\[2\\.0[0-9]{2}–2\\.0[0-9]{2}\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\|$" \
       "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 500 --warmup 200 --allow-busy --count-syscalls --variant A=
+    # with --timed-s the counts are divided by the round trips the run made, not by --round-trips' default
+    expect_output "latency: --timed-s counts calls per round trip made" \
+      "^\\| A \\| .*\\| 2\\.0[0-9]{2} \\[2\\.0[0-9]{2}–2\\.0[0-9]{2}\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\| [0-9.]+ \\[.*\\] \\|$" \
+      "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --timed-s 0.5 --warmup 200 --allow-busy --count-syscalls --variant A=
   fi
   # busy only between runs (load1 0.30: under the start limit 0.5, over a between limit of
   # 0.2): the check runs inside the loop over the pairs, whose verdict must reach the report
