@@ -82,7 +82,7 @@ PP=$HERE/../pingpong
 # over 20 pairs, the JIT at 8-26%; doc/results/carrier-polling-warmup-0e6c36a875d8.md).
 WARMUP_S=5 WARMUP_RT=3000
 # The busy cell times 5 s of round trips in every variant, not 20,000 of them:
-# mode 4 made those in 0.5-0.7 s and upstream in 4-11 s, while the VM's CPU speed
+# mode 4 made those in 0.3-0.8 s and upstream in 4-11 s, while the VM's CPU speed
 # moved by up to 2.3 x within a run (same page).
 TIMED_S=5
 

@@ -44,10 +44,11 @@ import java.util.Arrays;
  * variant's timed round trips start as long after its JVM did: a variant with
  * fast round trips does WARMUP of them while the JIT still compiles.
  * <p>
- * With -DLatency.timedMillis=MS the timed part lasts MS milliseconds instead of
- * ROUND_TRIPS round trips (whole batches of 1,000, at least one), however many
- * round trips that takes: every variant is then timed over as long a stretch of
- * a machine whose speed drifts, not a fast one over a fraction of a second.
+ * With -DLatency.timedMillis=MS the timed part lasts at least MS milliseconds
+ * instead of ROUND_TRIPS round trips (whole batches of 1,000, so up to one batch
+ * more), however many round trips that takes: a fast variant is then not timed
+ * over a fraction of a second of a machine whose speed drifts. Its arrays are
+ * sized from the warm-up's rate before the timed part starts.
  * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
@@ -111,6 +112,14 @@ public class Latency {
                     roundTrips(in, out, scratch, scratchStarts, 0, n);
                     warmupRoundTrips[0] += n;
                 }
+                if (timedMillis > 0) {
+                    // sized from the warm-up's rate, so that the timed part rarely grows them
+                    long warmupNanos = Math.max(1, System.nanoTime() - timed[0]);
+                    long expected = warmupRoundTrips[0] * timedMillis * 1_500_000L / warmupNanos;
+                    int capacity = (int) Math.min(1 << 28, Math.max(BATCH, (expected / BATCH + 1) * BATCH));
+                    times.nanos = new long[capacity];
+                    if (times.starts != null) times.starts = new long[capacity];
+                }
                 ThreadCpu.snapshot(cpuAtStart);
                 if (perf != null) perf.command("enable");
                 timed[1] = System.nanoTime();
@@ -136,8 +145,10 @@ public class Latency {
                 System.exit(1);
             }
         });
-        if (!client.join(java.time.Duration.ofMinutes(10))) {
-            System.err.println("client did not finish in 10 minutes");
+        // watchdog: the warm-up and timed parts asked for, plus 10 minutes
+        var limit = java.time.Duration.ofMillis(warmupMillis + timedMillis).plusMinutes(10);
+        if (!client.join(limit)) {
+            System.err.println("client did not finish its round trips in " + limit.toSeconds() + " s");
             System.exit(1);
         }
         int count = times.count;
@@ -153,9 +164,11 @@ public class Latency {
             System.out.printf("long tasks: %d%n", longTasks.sum());
         }
         System.out.printf("round trips: %d%n", count);
-        for (double p : new double[] { 50, 90, 99, 99.9 }) {
-            int i = (int) Math.min(count - 1, Math.ceil(p / 100 * count) - 1);
-            System.out.printf("p%s us: %.2f%n", p == 99.9 ? "99.9" : Integer.toString((int) p), nanos[i] / 1e3);
+        // the nearest-rank percentile, in whole per-mille: 99.9 / 100 in doubles is above 0.999
+        for (int perMille : new int[] { 500, 900, 990, 999 }) {
+            int i = (int) Math.min(count - 1, (perMille * (long) count + 999) / 1000 - 1);
+            System.out.printf("p%s us: %.2f%n", perMille == 999 ? "99.9" : Integer.toString(perMille / 10),
+                    nanos[i] / 1e3);
         }
         System.out.printf("max us: %.2f%n", nanos[count - 1] / 1e3);
         System.out.printf("warmup round trips: %d%n", warmupRoundTrips[0]);

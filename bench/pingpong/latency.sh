@@ -25,11 +25,11 @@ Options (defaults in brackets):
                          MODE epoll, read or spin): the machine's floor; needs gcc
   --pairs N              runs of every variant, alternating [5]
   --round-trips N        timed round trips per run [200000]
-  --timed-s S            time the round trips of S seconds instead (whole batches of
-                         1,000), however many that is: every variant is timed over as
-                         long a stretch of a CPU whose speed drifts, where a fixed count
-                         times a fast variant over a fraction of a second; not with
-                         --round-trips or --variant-c [0: off]
+  --timed-s S            time the round trips of at least S seconds instead (whole
+                         batches of 1,000, so up to one batch more), however many that
+                         is: a fixed count times a fast variant over a fraction of a
+                         second of a CPU whose speed drifts; not with --round-trips or
+                         --variant-c [0: off]
   --warmup N             untimed round trips before them [50000]
   --warmup-s S           and go on warming up until S seconds have passed since the
                          client connected, so that every variant's timed round trips
@@ -102,7 +102,7 @@ done
   die "--warmup-s must be a number of seconds up to 300, got '$warmup_s'"
 [[ $timed_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$timed_s" 'BEGIN { exit !(s <= 300) }' ||
   die "--timed-s must be a number of seconds up to 300, got '$timed_s'"
-timed_ms=$(awk -v s="$timed_s" 'BEGIN { printf "%d", s * 1000 }')
+timed_ms=$(awk -v s="$timed_s" 'BEGIN { printf "%.0f", s * 1000 }')
 (( timed_ms == 0 || ! rt_given )) || die "--timed-s and --round-trips both set the timed part: give one of them"
 [[ $timed_s =~ ^0*([.]0*)?$ ]] || (( timed_ms > 0 )) || die "--timed-s $timed_s is under a millisecond"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
