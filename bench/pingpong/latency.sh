@@ -98,11 +98,14 @@ done
 [[ $pairs =~ ^[0-9]+$ && $pairs -ge 1 ]] || die "--pairs must be a whole number >= 1, got '$pairs'"
 [[ $rt =~ ^[0-9]+$ && $rt -ge 100 ]] || die "--round-trips must be a whole number >= 100, got '$rt'"
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of round trips, got '$warmup'"
-[[ $warmup_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$warmup_s" 'BEGIN { exit !(s <= 300) }' ||
-  die "--warmup-s must be a number of seconds up to 300, got '$warmup_s'"
-[[ $timed_s =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$timed_s" 'BEGIN { exit !(s <= 300) }' ||
-  die "--timed-s must be a number of seconds up to 300, got '$timed_s'"
-timed_ms=$(awk -v s="$timed_s" 'BEGIN { printf "%.0f", s * 1000 }')
+# millis OPTION S: S seconds (up to 300) in whole milliseconds, rounded
+millis() {
+  [[ $2 =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$2" 'BEGIN { exit !(s <= 300) }' ||
+    die "$1 must be a number of seconds up to 300, got '$2'"
+  awk -v s="$2" 'BEGIN { printf "%.0f", s * 1000 }'
+}
+warmup_ms=$(millis --warmup-s "$warmup_s") || exit 1
+timed_ms=$(millis --timed-s "$timed_s") || exit 1
 (( timed_ms == 0 || ! rt_given )) || die "--timed-s and --round-trips both set the timed part: give one of them"
 [[ $timed_s =~ ^0*([.]0*)?$ ]] || (( timed_ms > 0 )) || die "--timed-s $timed_s is under a millisecond"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
@@ -153,7 +156,7 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      diag=("-DLatency.warmupMillis=$(awk -v s="$warmup_s" 'BEGIN { printf "%d", s * 1000 }')" "-DLatency.timedMillis=$timed_ms")
+      diag=("-DLatency.warmupMillis=$warmup_ms" "-DLatency.timedMillis=$timed_ms")
       (( max_cause )) && diag+=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
       rm -f "$work/safepoint.log"
       cmd=("$java" ${opts[$v]} "${common[@]}" "${diag[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
