@@ -78,6 +78,7 @@ check-frontend:
 	@python3 $(TOP)/bench/pingpong/test_cpu_by_part.py
 	@python3 $(TOP)/bench/pingpong/test_wakeup_delay.py
 	@python3 $(TOP)/bench/pingpong/test_max_in_pause.py
+	@python3 $(TOP)/bench/pingpong/test_switches_by_thread.py
 	@python3 $(TOP)/bench/lib/test_report.py
 
 check-jtreg: configured

@@ -6,7 +6,19 @@ of sched:sched_switch on stdin, prints one line: the label, then per role and ki
 the switch-outs per round trip.
 --summary BASELINE: reads those lines on stdin, prints a Markdown table: median
 [min-max] per variant, then the per-pair ratio of the total to BASELINE's.
+--sites-label "VARIANT RUN ROUND_TRIPS": reads `perf script` with call stacks of
+sched:sched_switch, sched:sched_wakeup and the uprobes etjdk_park and etjdk_unpark
+(Unsafe_Park and Unsafe_Unpark in libjvm) on stdin, prints one line per site:
+SITE, the label, the kind (carrier sleep or carrier wakeup), the site and its count
+per round trip. A carrier's sleep is a blocking poll (epoll_wait), a park (a futex
+wait after the thread's last park probe) or other; a carrier's wakeup is by an
+eventfd write, by readiness (epoll's callback for another socket event), by an
+unpark (a futex wake after the waker's last unpark probe) or other; the site is the
+Java caller outside the poller and park machinery, two frames deep.
+--sites-summary: reads those lines, prints a Markdown table of the medians per
+variant.
 """
+import collections
 import re
 import statistics
 import sys
@@ -61,10 +73,153 @@ def summary(baseline):
                   f"[{min(ratios):.3f}–{max(ratios):.3f}] over {len(ratios)} pairs")
 
 
+# frames of the machinery between a site and the sleep or wakeup it causes
+PLUMBING = re.compile(r"^(jdk\.internal\.misc\.Unsafe\.|java\.util\.concurrent\.locks\.LockSupport\."
+                      r"|sun\.nio\.ch\.(EPoll|EPollPoller|EventFD|IOUtil|Poller\$IdleCarrierPoller)\."
+                      r"|java\.util\.concurrent\.ForkJoinPool\.wakeCarrierPoller)")
+FRAME = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$")
+HEADER = re.compile(r"^(.*?)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+MIN_SHOWN = 0.0005  # per round trip: sites below this in every run share one row, counted
+WINDOW = 0.0005  # seconds from a park or unpark probe to the futex call it makes
+
+
+def java_name(sym):
+    """'void a.B.c(x.Y)' -> 'a.B.c'; None for a frame that is not a Java method."""
+    sym = re.sub(r"\(.*\)$", "", sym).strip()
+    name = sym.split(" ")[-1]
+    if "." not in name or name.startswith(("Interpreter", "StubRoutines")) or "::" in name:
+        return None
+    return name
+
+
+def short(name):
+    parts = name.split(".")
+    return parts[-2] + "." + parts[-1]
+
+
+def parse_events(lines):
+    """Yields (comm, tid, time, event, details, frames) from `perf script` output, where
+    frames are (symbol, dso) pairs, innermost first."""
+    ev = None
+    for line in lines:
+        line = line.rstrip("\n")
+        if not line.strip():
+            if ev:
+                yield ev
+            ev = None
+            continue
+        if not line[0].isspace():
+            if ev:
+                yield ev
+            m = HEADER.match(line)
+            ev = (m.group(1), m.group(2), float(m.group(3)), m.group(4), m.group(5), []) if m else None
+        elif ev is not None:
+            f = FRAME.match(line)
+            if f:
+                ev[5].append((f.group(1), f.group(2)))
+    if ev:
+        yield ev
+
+
+def site(frames):
+    """The Java frames above the machinery, two deep, or '-' if none."""
+    names = [n for n in (java_name(s) for s, dso in frames) if n]
+    i = 0
+    while i < len(names) and PLUMBING.match(names[i]):
+        i += 1
+    return " < ".join(short(n) for n in names[i:i + 2]) or "-"
+
+
+def sites(label):
+    variant, run, total = label.split()
+    events = list(parse_events(sys.stdin))
+    carriers = set()
+    for comm, tid, t, event, details, frames in events:
+        if event == "sched:sched_switch":
+            m = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", details)
+            if m and role(m.group(1)) == "carrier":
+                carriers.add(m.group(2))
+    counts = collections.Counter()
+    last_park, last_unpark = {}, {}
+    for comm, tid, t, event, details, frames in events:
+        syms = [s for s, dso in frames]
+        if event.endswith(":etjdk_park"):
+            last_park[tid] = (t, site(frames))
+        elif event.endswith(":etjdk_unpark"):
+            last_unpark[tid] = (t, site(frames))
+        elif event == "sched:sched_switch":
+            m = SWITCH.search(details)
+            pid = re.search(r"prev_pid=(\d+)", details).group(1)
+            if not m or pid not in carriers or m.group(2).startswith("R"):
+                continue
+            if any(s.startswith("epoll_wait") or "do_epoll_wait" in s for s in syms):
+                kind = "blocking poll: " + site(frames)
+            elif any(s.startswith("futex_wait") for s in syms) and pid in last_park \
+                    and t - last_park[pid][0] < WINDOW:
+                kind = "park: " + last_park.pop(pid)[1]
+            else:
+                kind = "other"
+            counts[("carrier sleep", kind)] += 1
+        elif event == "sched:sched_wakeup":
+            m = re.search(r"\bpid=(\d+)", details)
+            if not m or m.group(1) not in carriers:
+                continue
+            who = role(comm) if comm != "swapper" and not comm.startswith("swapper") else "kernel"
+            if any(s.startswith("eventfd_write") for s in syms):
+                kind = "eventfd by " + who + ": " + site(frames)
+            elif any(s.startswith("ep_poll_callback") for s in syms):
+                kind = "readiness by " + who
+            elif any(s.startswith("futex_wake") for s in syms) and tid in last_unpark \
+                    and t - last_unpark[tid][0] < WINDOW:
+                kind = "unpark by " + who + ": " + last_unpark.pop(tid)[1]
+            elif any("hrtimer" in s for s in syms):
+                kind = "timer"
+            else:
+                kind = "other by " + who
+            counts[("carrier wakeup", kind)] += 1
+    for (kind, where), n in sorted(counts.items()):
+        print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
+
+
+def sites_summary():
+    per = collections.defaultdict(dict)      # (kind, site) -> variant -> run -> value
+    runs = collections.defaultdict(set)
+    for line in sys.stdin:
+        f = line.rstrip("\n").split("\t")
+        if len(f) != 7 or f[0] != "SITE":
+            continue
+        runs[f[1]].add(f[2])
+        per[(f[4], f[5])].setdefault(f[1], {})[f[2]] = float(f[6])
+    variants = list(runs)
+    print("\n| kind | site | " + " | ".join(variants) + " |")
+    print("|---|---|" + "---|" * len(variants))
+
+    def med(key, v):
+        vals = [per[key].get(v, {}).get(r, 0.0) for r in sorted(runs[v])]
+        return statistics.median(vals), min(vals), max(vals)
+    small = collections.Counter()
+    for key in sorted(per, key=lambda k: (k[0], -max(med(k, v)[0] for v in variants))):
+        if max(med(key, v)[2] for v in variants) < MIN_SHOWN:
+            small[key[0]] += 1
+            continue
+        cells = []
+        for v in variants:
+            m, lo, hi = med(key, v)
+            cells.append(f"{m:.4f} [{lo:.4f}–{hi:.4f}]" if hi > 0 else "0")
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    for kind, n in sorted(small.items()):
+        print(f"| {kind} | {n} other sites, each below {MIN_SHOWN} in every run | " + " | ".join("" for v in variants) + " |")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--label":
         count(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "--summary":
         summary(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--sites-label":
+        sites(sys.argv[2])
+    elif len(sys.argv) == 2 and sys.argv[1] == "--sites-summary":
+        sites_summary()
     else:
-        sys.exit("usage: switches-by-thread.py --label 'VARIANT RUN ROUND_TRIPS LOAD0 LOAD1' | --summary BASELINE")
+        sys.exit("usage: switches-by-thread.py --label 'VARIANT RUN ROUND_TRIPS LOAD0 LOAD1' | --summary BASELINE"
+                 " | --sites-label 'VARIANT RUN ROUND_TRIPS' | --sites-summary")

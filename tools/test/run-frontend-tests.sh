@@ -459,6 +459,24 @@ if [ -x "$T25/bin/javac" ]; then
     { echo "FAIL: bench-bar --echo-peer process: not in $d/bar-echo/commands.txt"; failed=$((failed + 1)); }
   expect_failure "switches-by-thread: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'far'" \
     "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --echo-peer far
+  expect_failure "switches-by-thread: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number >= 0, got 'some'" \
+    "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --warmup-round-trips some
+  if perf list 'sched:sched_switch' 2>/dev/null | grep -q sched_switch; then
+    # a real run, warm-up and sites: the round trips counted are the timed ones, the
+    # site table is printed, and the uprobes and the JIT's perf map are gone after it
+    maps_before=$(ls /tmp/perf-*.map 2>/dev/null | sort)
+    expect_output "switches-by-thread: --sites --warmup-round-trips counts the timed round trips by site" \
+      "^\\| carrier sleep \\| (blocking poll|park): " \
+      "${busy_env[@]}" "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --pairs 1 --clients 4 --round-trips 300 \
+      --warmup-round-trips 200 --sites --allow-busy --variant A=
+    if perf probe -l 2>/dev/null | grep -q etjdk_; then
+      echo "FAIL: switches-by-thread --sites left its uprobes: $(perf probe -l 2>&1 | grep etjdk_)"; failed=$((failed + 1))
+    elif [ "$(ls /tmp/perf-*.map 2>/dev/null | sort)" != "$maps_before" ]; then
+      echo "FAIL: switches-by-thread --sites left a perf map in /tmp"; failed=$((failed + 1))
+    else
+      echo "PASS: switches-by-thread --sites removes its uprobes and perf map"; passed=$((passed + 1))
+    fi
+  fi
   expect_failure "pingpong: --depth too large" "at most 20" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --compute --depth 30
   expect_failure "pingpong: --variant-jdk for an unknown variant" "no --variant named B" \

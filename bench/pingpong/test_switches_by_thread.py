@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Unit tests of bench/pingpong/switches-by-thread.py --sites-label: what a carrier's
+sleep and wakeup are attributed to, from perf script's call stacks."""
+import contextlib
+import importlib.util
+import io
+import os
+import sys
+import unittest
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location('switches', os.path.join(_here, 'switches-by-thread.py'))
+M = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(M)
+
+JIT = '/tmp/perf-1.map'
+LIBJVM = '/jdk/lib/server/libjvm.so'
+K = '[kernel.kallsyms]'
+
+
+def event(comm, tid, t, name, details, frames):
+    head = f'{comm} {tid} [000] {t:.6f}: {name}: {details}'
+    return '\n'.join([head] + [f'\t    7f00 {sym}+0x10 ({dso})' for sym, dso in frames]) + '\n\n'
+
+
+def switch(comm, tid, t, state, frames):
+    return event(comm, tid, t, 'sched:sched_switch',
+                 f'prev_comm={comm} prev_pid={tid} prev_prio=120 prev_state={state} ==> next_comm=swapper/0 '
+                 'next_pid=0 next_prio=120', frames)
+
+
+def wakeup(comm, tid, t, target, frames):
+    return event(comm, tid, t, 'sched:sched_wakeup', f'comm=ForkJoi..rker-1 pid={target} prio=120 target_cpu=000',
+                 frames)
+
+
+EPOLL_SLEEP = [('__schedule', K), ('do_epoll_wait', K), ('epoll_wait', '/lib/libc.so.6'),
+               ('int sun.nio.ch.EPoll.wait(int, long, int, int)', JIT),
+               ('int sun.nio.ch.Poller$IdleCarrierPoller.poll(boolean)', JIT),
+               ('boolean java.util.concurrent.ForkJoinPool.awaitIO(java.util.concurrent.ForkJoinPool$WorkQueue, int)', JIT),
+               ('int java.util.concurrent.ForkJoinPool.awaitWork(java.util.concurrent.ForkJoinPool$WorkQueue, int)', JIT),
+               ('Interpreter', JIT)]
+FUTEX_SLEEP = [('__schedule', K), ('futex_wait', K), ('__futex_abstimed_wait_common', '/lib/libc.so.6')]
+PARK_PROBE = [('Unsafe_Park', LIBJVM), ('void jdk.internal.misc.Unsafe.park(boolean, long)', JIT),
+              ('int java.util.concurrent.ForkJoinPool.awaitWork(java.util.concurrent.ForkJoinPool$WorkQueue, int)', JIT),
+              ('int java.util.concurrent.ForkJoinPool.deactivate(java.util.concurrent.ForkJoinPool$WorkQueue, int)', JIT)]
+UNPARK_PROBE = [('Unsafe_Unpark', LIBJVM), ('void jdk.internal.misc.Unsafe.unpark(java.lang.Object)', JIT),
+                ('void java.util.concurrent.ForkJoinPool.signalWork()', JIT),
+                ('boolean java.util.concurrent.ForkJoinPool.awaitIO(java.util.concurrent.ForkJoinPool$WorkQueue, int)', JIT)]
+FUTEX_WAKE = [('try_to_wake_up', K), ('futex_wake', K), ('pthread_cond_signal', '/lib/libc.so.6')]
+EVENTFD_WAKE = [('try_to_wake_up', K), ('ep_poll_callback', K), ('eventfd_write', K), ('write', '/lib/libc.so.6'),
+                ('void sun.nio.ch.IOUtil.write1(int, byte)', JIT), ('void sun.nio.ch.EventFD.set()', JIT),
+                ('void sun.nio.ch.Poller$IdleCarrierPoller.wakeup()', JIT),
+                ('void java.util.concurrent.ForkJoinPool.wakeCarrierPoller()', JIT),
+                ('void java.util.concurrent.ForkJoinPool.signalWork()', JIT),
+                ('void java.util.concurrent.ForkJoinPool.poolSubmit(boolean, java.util.concurrent.ForkJoinTask)', JIT)]
+SOCKET_WAKE = [('try_to_wake_up', K), ('ep_poll_callback', K), ('sock_def_readable', K), ('tcp_sendmsg', K),
+               ('int sun.nio.ch.SocketDispatcher.write0(java.io.FileDescriptor, long, int)', JIT)]
+
+
+def sites(text, total=1000):
+    out = io.StringIO()
+    stdin = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        with contextlib.redirect_stdout(out):
+            M.sites(f'MODE4 1 {total}')
+    finally:
+        sys.stdin = stdin
+    rows = {}
+    for line in out.getvalue().splitlines():
+        f = line.split('\t')
+        rows[(f[4], f[5])] = float(f[6])
+    return rows
+
+
+class SitesTest(unittest.TestCase):
+    def test_blocking_poll_is_named_by_its_caller(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP))
+        self.assertEqual(rows, {('carrier sleep', 'blocking poll: ForkJoinPool.awaitIO < ForkJoinPool.awaitWork'): 0.001})
+
+    def test_park_takes_the_site_of_the_probe_before_it(self):
+        rows = sites(event('ForkJoi..rker-1', 11, 1.0, 'probe_libjvm:etjdk_park', '(7f00)', PARK_PROBE)
+                     + switch('ForkJoi..rker-1', 11, 1.0001, 'S', FUTEX_SLEEP))
+        self.assertEqual(rows, {('carrier sleep', 'park: ForkJoinPool.awaitWork < ForkJoinPool.deactivate'): 0.001})
+
+    def test_a_futex_wait_long_after_the_park_probe_is_other(self):
+        rows = sites(event('ForkJoi..rker-1', 11, 1.0, 'probe_libjvm:etjdk_park', '(7f00)', PARK_PROBE)
+                     + switch('ForkJoi..rker-1', 11, 1.5, 'S', FUTEX_SLEEP))
+        self.assertEqual(rows, {('carrier sleep', 'other'): 0.001})
+
+    def test_a_probe_is_used_once(self):
+        rows = sites(event('ForkJoi..rker-1', 11, 1.0, 'probe_libjvm:etjdk_park', '(7f00)', PARK_PROBE)
+                     + switch('ForkJoi..rker-1', 11, 1.0001, 'S', FUTEX_SLEEP)
+                     + switch('ForkJoi..rker-1', 11, 1.0002, 'S', FUTEX_SLEEP))
+        self.assertEqual(rows[('carrier sleep', 'other')], 0.001)
+
+    def test_preempted_carriers_and_other_threads_are_not_sleeps(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + switch('ForkJoi..rker-1', 11, 1.1, 'R', EPOLL_SLEEP)
+                     + switch('echo-server', 12, 1.2, 'S', EPOLL_SLEEP))
+        self.assertEqual(sum(rows.values()), 0.001)
+
+    def test_unpark_takes_the_site_of_the_wakers_probe(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + event('ForkJoi..rker-2', 13, 2.0, 'probe_libjvm:etjdk_unpark', '(7f00)', UNPARK_PROBE)
+                     + wakeup('ForkJoi..rker-2', 13, 2.0001, 11, FUTEX_WAKE))
+        self.assertEqual(rows[('carrier wakeup', 'unpark by carrier: ForkJoinPool.signalWork < ForkJoinPool.awaitIO')],
+                         0.001)
+
+    def test_eventfd_is_told_from_readiness(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + wakeup('ForkJoi..rker-2', 13, 2.0, 11, EVENTFD_WAKE)
+                     + wakeup('echo-server', 12, 3.0, 11, SOCKET_WAKE))
+        self.assertEqual(rows[('carrier wakeup', 'eventfd by carrier: ForkJoinPool.signalWork < ForkJoinPool.poolSubmit')],
+                         0.001)
+        self.assertEqual(rows[('carrier wakeup', 'readiness by echo server')], 0.001)
+
+    def test_wakeups_of_threads_that_are_not_carriers_are_left_out(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + wakeup('echo-server', 12, 3.0, 99, SOCKET_WAKE))
+        self.assertNotIn(('carrier wakeup', 'readiness by echo server'), rows)
+
+    def test_summary_medians_count_a_missing_site_as_zero(self):
+        lines = ['SITE\tMODE4\t1\t1000\tcarrier sleep\tother\t0.00300',
+                 'SITE\tMODE4\t2\t1000\tcarrier sleep\tother\t0.00100',
+                 'SITE\tMODE4\t3\t1000\tcarrier sleep\tpark: x\t0.00100']
+        out = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO('\n'.join(lines) + '\n')
+        try:
+            with contextlib.redirect_stdout(out):
+                M.sites_summary()
+        finally:
+            sys.stdin = stdin
+        self.assertIn('| carrier sleep | other | 0.0010 [0.0000–0.0030] |', out.getvalue())
+        self.assertIn('| carrier sleep | park: x | 0.0000 [0.0000–0.0010] |', out.getvalue())
+
+
+if __name__ == '__main__':
+    unittest.main()
