@@ -15,6 +15,11 @@ wait after the thread's last park probe) or other; a carrier's wakeup is by an
 eventfd write, by readiness (epoll's callback for another socket event), by an
 unpark (a futex wake after the waker's last unpark probe) or other; the site is the
 Java caller outside the poller and park machinery, two frames deep.
+--placement-label "VARIANT RUN ROUND_TRIPS": reads `perf script -F
+comm,tid,cpu,time,event,trace` of sched:sched_switch and sched:sched_wakeup, prints
+the same lines for where wakeups put carriers, the echo server and poller threads
+(onto the waker's CPU or another, another CPU idle or not) and their preemptions
+(another CPU idle or not); --sites-label prints them too.
 --sites-summary: reads those lines, prints a Markdown table of the medians per
 variant.
 """
@@ -78,7 +83,7 @@ PLUMBING = re.compile(r"^(jdk\.internal\.misc\.Unsafe\.|java\.util\.concurrent\.
                       r"|sun\.nio\.ch\.(EPoll|EPollPoller|EventFD|IOUtil|Poller\$IdleCarrierPoller)\."
                       r"|java\.util\.concurrent\.ForkJoinPool\.wakeCarrierPoller)")
 FRAME = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$")
-HEADER = re.compile(r"^(.*?)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+HEADER = re.compile(r"^\s*(.*?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
 MIN_SHOWN = 0.0005  # per round trip: sites below this in every run share one row, counted
 WINDOW = 0.0005  # seconds from a park or unpark probe to the futex call it makes
 
@@ -98,8 +103,8 @@ def short(name):
 
 
 def parse_events(lines):
-    """Yields (comm, tid, time, event, details, frames) from `perf script` output, where
-    frames are (symbol, dso) pairs, innermost first."""
+    """Yields (comm, tid, cpu, time, event, details, frames) from `perf script` output,
+    where frames are (symbol, dso) pairs, innermost first."""
     ev = None
     for line in lines:
         line = line.rstrip("\n")
@@ -108,15 +113,16 @@ def parse_events(lines):
                 yield ev
             ev = None
             continue
-        if not line[0].isspace():
+        if not line.startswith("\t"):        # perf script indents stack frames with a tab
             if ev:
                 yield ev
             m = HEADER.match(line)
-            ev = (m.group(1), m.group(2), float(m.group(3)), m.group(4), m.group(5), []) if m else None
+            ev = (m.group(1), m.group(2), int(m.group(3)), float(m.group(4)), m.group(5), m.group(6), []) \
+                if m else None
         elif ev is not None:
             f = FRAME.match(line)
             if f:
-                ev[5].append((f.group(1), f.group(2)))
+                ev[6].append((f.group(1), f.group(2)))
     if ev:
         yield ev
 
@@ -134,14 +140,14 @@ def sites(label):
     variant, run, total = label.split()
     events = list(parse_events(sys.stdin))
     carriers = set()
-    for comm, tid, t, event, details, frames in events:
+    for comm, tid, cpu, t, event, details, frames in events:
         if event == "sched:sched_switch":
             m = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", details)
             if m and role(m.group(1)) == "carrier":
                 carriers.add(m.group(2))
     counts = collections.Counter()
     last_park, last_unpark = {}, {}
-    for comm, tid, t, event, details, frames in events:
+    for comm, tid, cpu, t, event, details, frames in events:
         syms = [s for s, dso in frames]
         if event.endswith(":etjdk_park"):
             last_park[tid] = (t, site(frames))
@@ -177,7 +183,55 @@ def sites(label):
             else:
                 kind = "other by " + who
             counts[("carrier wakeup", kind)] += 1
+    counts.update(placement(events))
     for (kind, where), n in sorted(counts.items()):
+        print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
+
+
+PLACED = ("carrier", "echo server", "poller thread")
+
+
+def placement(events):
+    """Counts, by role, where the wakeups of carriers, the echo server and poller threads
+    put them (onto the waker's CPU or another; whether another CPU was idle then), and
+    their preemptions (whether another CPU was idle then). A CPU is idle while it runs
+    its swapper, as the last sched_switch on it says; unknown until then."""
+    running = {}
+    counts = collections.Counter()
+
+    def other_idle(cpu):
+        return any(c != cpu and comm.startswith("swapper") for c, comm in running.items())
+    for comm, tid, cpu, t, event, details, frames in events:
+        if event == "sched:sched_switch":
+            m = re.search(r"prev_comm=(.*?) prev_pid=\d+ prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=",
+                          details)
+            if not m:
+                continue
+            if m.group(2).startswith("R") and role(m.group(1)) in PLACED:
+                counts[("preemption", f"{role(m.group(1))} by {thread_role(m.group(3))}, "
+                        + ("another CPU idle" if other_idle(cpu) else "no other CPU idle"))] += 1
+            running[cpu] = m.group(3)
+        elif event == "sched:sched_wakeup":
+            m = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", details)
+            if not m or role(m.group(1)) not in PLACED:
+                continue
+            target = int(m.group(2))
+            where = "onto the waker's CPU" if target == cpu else "onto another CPU"
+            counts[("wakeup placement", f"{role(m.group(1))} by {thread_role(comm)}: {where}, "
+                    + ("another CPU idle" if other_idle(target) else "no other CPU idle"))] += 1
+    return counts
+
+
+def thread_role(comm):
+    """role(), with the kernel's threads and other processes told apart."""
+    if comm.startswith(("swapper", "ksoftirqd", "kworker", "rcu_", "migration")):
+        return "kernel"
+    return role(comm)
+
+
+def placement_label(label):
+    variant, run, total = label.split()
+    for (kind, where), n in sorted(placement(parse_events(sys.stdin)).items()):
         print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
 
 
@@ -218,8 +272,11 @@ if __name__ == "__main__":
         summary(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "--sites-label":
         sites(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--placement-label":
+        placement_label(sys.argv[2])
     elif len(sys.argv) == 2 and sys.argv[1] == "--sites-summary":
         sites_summary()
     else:
         sys.exit("usage: switches-by-thread.py --label 'VARIANT RUN ROUND_TRIPS LOAD0 LOAD1' | --summary BASELINE"
-                 " | --sites-label 'VARIANT RUN ROUND_TRIPS' | --sites-summary")
+                 " | --sites-label 'VARIANT RUN ROUND_TRIPS' | --placement-label 'VARIANT RUN ROUND_TRIPS'"
+                 " | --sites-summary")

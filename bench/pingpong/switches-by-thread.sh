@@ -8,7 +8,8 @@
 # (with --echo-peer process, the echo server runs in a JVM of its own, not recorded).
 # With --sites, also where the carriers sleep and what wakes them: every sleep and
 # wakeup of a carrier with its call stack (frame pointers, the JIT's perf map, and
-# uprobes on libjvm's Unsafe_Park and Unsafe_Unpark, removed at exit), by site.
+# uprobes on libjvm's Unsafe_Park and Unsafe_Unpark, removed at exit), by site; with
+# --placement (or --sites), where wakeups put the threads and whether another CPU idled.
 set -euo pipefail
 ME=${0##*/}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,14 +36,18 @@ Options (defaults in brackets):
                          second table). The JVM then runs with frame pointers, a
                          perf map and ForkJoinPool's carrier-polling methods not
                          inlined (so that a site names its caller): counts by site,
-                         not a run to time
+                         not a run to time; the table also gives --placement's rows
+  --placement            also record sched_wakeup (no call stacks), and count where
+                         the wakeups of carriers, the echo server and poller threads
+                         put them (onto the waker's CPU or another, with another CPU
+                         idle or not), and their preemptions (another CPU idle or not)
   --allow-busy           run even if the machine is busy (the output says so)
   -h, --help             this text
 EOF
 }
 
 jdk="" pairs=3 clients=100 rt=10000 allow_busy=${ALLOW_BUSY:-0} echo_peer=jvm peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64
-warmup_rt=0 by_site=0
+warmup_rt=0 by_site=0 by_place=0
 names=() opts=() common=(-Djdk.virtualThreadScheduler.parallelism=2)
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
 die() { echo "$ME: error: $*" >&2; exit 1; }
@@ -61,6 +66,7 @@ while (( $# )); do
     --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
     --warmup-round-trips) need "$@"; warmup_rt=$2; shift 2 ;;
     --sites) by_site=1; shift ;;
+    --placement) by_place=1; shift ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -82,6 +88,8 @@ if (( by_site )); then
   [[ $(nm "$libjvm" 2>/dev/null | grep -c ' Unsafe_Unpark$') -ge 1 ]] ||
     die "$libjvm has no symbol Unsafe_Unpark (--sites needs a libjvm with its symbol table; binutils' nm reads it)"
   events+=(-e sched:sched_wakeup -e probe_libjvm:etjdk_park -e probe_libjvm:etjdk_unpark --call-graph fp)
+elif (( by_place )); then
+  events+=(-e sched:sched_wakeup)
   site_opts=(-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:CompileCommand=quiet)
   for m in ::signalWork ::signalIdleWorker ::awaitIO ::awaitWork ::deactivate ::carrierPoll ::tryCompensate \
            ::poolSubmit '$WorkQueue::pollIO' '$WorkQueue::push'; do
@@ -103,7 +111,7 @@ if (( by_site )); then
   probes_added=1
 fi
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/WaitingClient.java"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt warmup_round_trips=$warmup_rt jvm_args=${common[*]} echo_peer=$echo_peer sites=$by_site"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs clients=$clients round_trips=$rt warmup_round_trips=$warmup_rt jvm_args=${common[*]} echo_peer=$echo_peer sites=$by_site placement=$by_place"
 bench_cpu_speed_line before
 first=1
 for i in $(seq 1 "$pairs"); do
@@ -137,14 +145,21 @@ for i in $(seq 1 "$pairs"); do
         python3 "$HERE/switches-by-thread.py" --sites-label "${names[$v]} $i $total" >> "$work/sites"
       # the JVM's perf map, read by perf script: remove this run's
       comm -13 <(sort <<<"$maps0") <(ls /tmp/perf-*.map 2>/dev/null | sort) | xargs -r rm -f
+    elif (( by_place )); then
+      perf script -i "$work/perf.data" -F comm,tid,cpu,time,event,trace 2>/dev/null |
+        python3 "$HERE/switches-by-thread.py" --placement-label "${names[$v]} $i $total" >> "$work/sites"
     fi
   done
 done
 bench_cpu_speed_line after
 [[ $GUARD_BUSY_SEEN == 1 ]] && echo "MEASURED ON A BUSY MACHINE (--allow-busy): $GUARD_BUSY_NOTES"
 python3 "$HERE/switches-by-thread.py" --summary "${names[0]}" < "$work/all"
-if (( by_site )); then
+if (( by_site || by_place )); then
   echo
-  echo "Carriers' sleeps and wakeups by site, per round trip (medians [min–max] over the runs):"
+  if (( by_site )); then
+    echo "Carriers' sleeps and wakeups by site, wakeup placement and preemptions, per round trip (medians [min–max] over the runs):"
+  else
+    echo "Wakeup placement and preemptions, per round trip (medians [min–max] over the runs):"
+  fi
   python3 "$HERE/switches-by-thread.py" --sites-summary < "$work/sites"
 fi

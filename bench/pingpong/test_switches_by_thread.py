@@ -74,6 +74,43 @@ def sites(text, total=1000):
     return rows
 
 
+def trace_line(comm, tid, cpu, t, name, details):
+    """A line of perf script -F comm,tid,cpu,time,event,trace (comm right-aligned)."""
+    return f'{comm:>16} {tid} [{cpu:03d}] {t:.6f}: {name}: {details}\n'
+
+
+class PlacementTest(unittest.TestCase):
+    def rows(self, text):
+        out = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO(text)
+        try:
+            with contextlib.redirect_stdout(out):
+                M.placement_label('MODE4 1 1000')
+        finally:
+            sys.stdin = stdin
+        return {(f[4], f[5]): float(f[6]) for f in (l.split('\t') for l in out.getvalue().splitlines())}
+
+    def test_a_wakeup_onto_the_wakers_cpu_while_the_other_idles(self):
+        text = (trace_line('swapper/1', 0, 1, 1.0, 'sched:sched_switch',
+                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
+                           'next_comm=swapper/1 next_pid=0 next_prio=120')
+                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
+                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=000')
+                + trace_line('echo-server', 12, 0, 1.2, 'sched:sched_switch',
+                             'prev_comm=echo-server prev_pid=12 prev_prio=120 prev_state=R+ ==> '
+                             'next_comm=ForkJoi..rker-1 next_pid=11 next_prio=120'))
+        rows = self.rows(text)
+        self.assertEqual(rows[('wakeup placement', "carrier by echo server: onto the waker's CPU, another CPU idle")],
+                         0.001)
+        self.assertEqual(rows[('preemption', 'echo server by carrier, another CPU idle')], 0.001)
+
+    def test_an_unknown_cpu_is_not_idle(self):
+        rows = self.rows(trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
+                                    'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001'))
+        self.assertEqual(rows, {('wakeup placement', 'carrier by echo server: onto another CPU, no other CPU idle'): 0.001})
+
+
 class SitesTest(unittest.TestCase):
     def test_blocking_poll_is_named_by_its_caller(self):
         rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP))
@@ -99,7 +136,8 @@ class SitesTest(unittest.TestCase):
         rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
                      + switch('ForkJoi..rker-1', 11, 1.1, 'R', EPOLL_SLEEP)
                      + switch('echo-server', 12, 1.2, 'S', EPOLL_SLEEP))
-        self.assertEqual(sum(rows.values()), 0.001)
+        self.assertEqual(sum(v for (kind, where), v in rows.items() if kind == 'carrier sleep'), 0.001)
+        self.assertEqual(rows[('preemption', 'carrier by kernel, no other CPU idle')], 0.001)
 
     def test_unpark_takes_the_site_of_the_wakers_probe(self):
         rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)

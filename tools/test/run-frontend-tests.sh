@@ -465,10 +465,18 @@ if [ -x "$T25/bin/javac" ]; then
     # a real run, warm-up and sites: the round trips counted are the timed ones, the
     # site table is printed, and the uprobes and the JIT's perf map are gone after it
     maps_before=$(ls /tmp/perf-*.map 2>/dev/null | sort)
-    expect_output "switches-by-thread: --sites --warmup-round-trips counts the timed round trips by site" \
-      "^\\| carrier sleep \\| (blocking poll|park): " \
+    if [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; then
+      expect_output "switches-by-thread: --sites --warmup-round-trips counts the timed round trips by site" \
+        "^\\| carrier sleep \\| (blocking poll|park): " \
+        "${busy_env[@]}" "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --pairs 1 --clients 4 --round-trips 300 \
+        --warmup-round-trips 200 --sites --allow-busy --variant A=
+    else
+      echo "SKIP: switches-by-thread --sites (no writable uprobe_events in tracefs)"
+    fi
+    expect_output "switches-by-thread: --placement says where the wakeups put the threads" \
+      "^\\| wakeup placement \\| (carrier|echo server|poller thread) by .*: onto (the waker's|another) CPU, (another|no other) CPU idle \\| " \
       "${busy_env[@]}" "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --pairs 1 --clients 4 --round-trips 300 \
-      --warmup-round-trips 200 --sites --allow-busy --variant A=
+      --placement --allow-busy --variant A=
     if perf probe -l 2>/dev/null | grep -q etjdk_; then
       echo "FAIL: switches-by-thread --sites left its uprobes: $(perf probe -l 2>&1 | grep etjdk_)"; failed=$((failed + 1))
     elif [ "$(ls /tmp/perf-*.map 2>/dev/null | sort)" != "$maps_before" ]; then
