@@ -67,6 +67,7 @@ public class PingPong {
                 default -> counts.add(args[i]);
             }
         }
+        System.out.println("pid: " + ProcessHandle.current().pid()); // for perf's map of the JIT's code
         int clients = counts.size() > 0 ? Integer.parseInt(counts.get(0)) : 100;
         int roundTrips = counts.size() > 1 ? Integer.parseInt(counts.get(1)) : 10_000;
 

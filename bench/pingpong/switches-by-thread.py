@@ -6,7 +6,7 @@ of sched:sched_switch on stdin, prints one line: the label, then per role and ki
 the switch-outs per round trip.
 --summary BASELINE: reads those lines on stdin, prints a Markdown table: median
 [min-max] per variant, then the per-pair ratio of the total to BASELINE's.
---sites-label "VARIANT RUN ROUND_TRIPS": reads `perf script` with call stacks of
+--sites-label "VARIANT RUN ROUND_TRIPS [JVM_PID]": reads `perf script` with call stacks of
 sched:sched_switch, sched:sched_wakeup and the uprobes etjdk_park and etjdk_unpark
 (Unsafe_Park and Unsafe_Unpark in libjvm) on stdin, prints one line per site:
 SITE, the label, the kind (carrier sleep or carrier wakeup), the site and its count
@@ -15,8 +15,9 @@ wait after the thread's last park probe) or other; a carrier's wakeup is by an
 eventfd write, by readiness (epoll's callback for another socket event), by an
 unpark (a futex wake after the waker's last unpark probe) or other; the site is the
 Java caller outside the poller and park machinery, two frames deep.
---placement-label "VARIANT RUN ROUND_TRIPS": reads `perf script -F
-comm,tid,cpu,time,event,trace` of sched:sched_switch and sched:sched_wakeup, prints
+--placement-label "VARIANT RUN ROUND_TRIPS [JVM_PID]": reads `perf script -F
+comm,pid,tid,cpu,time,event,trace` of a system-wide sched:sched_switch and
+sched:sched_wakeup recording (only the JVM_PID's threads are counted), prints
 the same lines for where wakeups put carriers, the echo server and poller threads
 (onto the waker's CPU or another, another CPU idle or not) and their preemptions
 (another CPU idle or not); --sites-label prints them too.
@@ -83,13 +84,17 @@ PLUMBING = re.compile(r"^(jdk\.internal\.misc\.Unsafe\.|java\.util\.concurrent\.
                       r"|sun\.nio\.ch\.(EPoll|EPollPoller|EventFD|IOUtil|Poller\$IdleCarrierPoller)\."
                       r"|java\.util\.concurrent\.ForkJoinPool\.wakeCarrierPoller)")
 FRAME = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$")
-HEADER = re.compile(r"^\s*(.*?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+HEADER = re.compile(r"^\s*(.*?)\s+(?:(\d+)/)?(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+JIT_MAP = re.compile(r"(^|/)perf-\d+\.map$")
 MIN_SHOWN = 0.0005  # per round trip: sites below this in every run share one row, counted
 WINDOW = 0.0005  # seconds from a park or unpark probe to the futex call it makes
 
 
-def java_name(sym):
-    """'void a.B.c(x.Y)' -> 'a.B.c'; None for a frame that is not a Java method."""
+def java_name(sym, dso):
+    """'void a.B.c(x.Y)' -> 'a.B.c'; None for a frame that is not a compiled Java method
+    (one in the JIT's perf map)."""
+    if not JIT_MAP.search(dso):
+        return None
     sym = re.sub(r"\(.*\)$", "", sym).strip()
     name = sym.split(" ")[-1]
     if "." not in name or name.startswith(("Interpreter", "StubRoutines")) or "::" in name:
@@ -103,8 +108,9 @@ def short(name):
 
 
 def parse_events(lines):
-    """Yields (comm, tid, cpu, time, event, details, frames) from `perf script` output,
-    where frames are (symbol, dso) pairs, innermost first."""
+    """Yields (comm, pid, tid, cpu, time, event, details, frames) from `perf script`
+    output (-F comm,pid,tid,cpu,time,event,trace[,ip,sym,dso]; pid is None without the
+    pid field), where frames are (symbol, dso) pairs, innermost first."""
     ev = None
     for line in lines:
         line = line.rstrip("\n")
@@ -117,37 +123,57 @@ def parse_events(lines):
             if ev:
                 yield ev
             m = HEADER.match(line)
-            ev = (m.group(1), m.group(2), int(m.group(3)), float(m.group(4)), m.group(5), m.group(6), []) \
-                if m else None
+            ev = (m.group(1), m.group(2), m.group(3), int(m.group(4)), float(m.group(5)), m.group(6),
+                  m.group(7), []) if m else None
         elif ev is not None:
             f = FRAME.match(line)
             if f:
-                ev[6].append((f.group(1), f.group(2)))
+                ev[7].append((f.group(1), f.group(2)))
     if ev:
         yield ev
 
 
 def site(frames):
     """The Java frames above the machinery, two deep, or '-' if none."""
-    names = [n for n in (java_name(s) for s, dso in frames) if n]
+    names = [n for n in (java_name(s, dso) for s, dso in frames) if n]
     i = 0
     while i < len(names) and PLUMBING.match(names[i]):
         i += 1
     return " < ".join(short(n) for n in names[i:i + 2]) or "-"
 
 
+class EveryThread:
+    def __contains__(self, tid):
+        return True
+
+
+def jvm_threads(events, jvm):
+    """The tids of the JVM whose pid is jvm (as its events show them), or every thread
+    if jvm is None."""
+    if jvm is None:
+        return EveryThread()
+    return {tid for comm, pid, tid, cpu, t, event, details, frames in events if pid == jvm}
+
+
+def waker_role(comm, tid, jvm_tids):
+    if tid in jvm_tids:
+        return role(comm)
+    return "kernel" if thread_role(comm) == "kernel" else "other process"
+
+
 def sites(label):
-    variant, run, total = label.split()
+    variant, run, total, *jvm = label.split()
     events = list(parse_events(sys.stdin))
+    jvm_tids = jvm_threads(events, jvm[0] if jvm else None)
     carriers = set()
-    for comm, tid, cpu, t, event, details, frames in events:
+    for comm, pid, tid, cpu, t, event, details, frames in events:
         if event == "sched:sched_switch":
             m = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", details)
-            if m and role(m.group(1)) == "carrier":
+            if m and role(m.group(1)) == "carrier" and m.group(2) in jvm_tids:
                 carriers.add(m.group(2))
     counts = collections.Counter()
     last_park, last_unpark = {}, {}
-    for comm, tid, cpu, t, event, details, frames in events:
+    for comm, pid, tid, cpu, t, event, details, frames in events:
         syms = [s for s, dso in frames]
         if event.endswith(":etjdk_park"):
             last_park[tid] = (t, site(frames))
@@ -155,35 +181,36 @@ def sites(label):
             last_unpark[tid] = (t, site(frames))
         elif event == "sched:sched_switch":
             m = SWITCH.search(details)
-            pid = re.search(r"prev_pid=(\d+)", details).group(1)
-            if not m or pid not in carriers or m.group(2).startswith("R"):
+            prev = re.search(r"prev_pid=(\d+)", details).group(1)
+            if not m or prev not in carriers or m.group(2).startswith("R"):
                 continue
             if any(s.startswith("epoll_wait") or "do_epoll_wait" in s for s in syms):
                 kind = "blocking poll: " + site(frames)
-            elif any(s.startswith("futex_wait") for s in syms) and pid in last_park \
-                    and t - last_park[pid][0] < WINDOW:
-                kind = "park: " + last_park.pop(pid)[1]
+            elif any(s.startswith("futex_wait") for s in syms) and prev in last_park \
+                    and t - last_park[prev][0] < WINDOW:
+                kind = "park: " + last_park.pop(prev)[1]
             else:
                 kind = "other"
             counts[("carrier sleep", kind)] += 1
         elif event == "sched:sched_wakeup":
             m = re.search(r"\bpid=(\d+)", details)
+            futex = any(s.startswith("futex_wake") for s in syms)
+            unpark = last_unpark.pop(tid, None) if futex else None   # a probe is used once
             if not m or m.group(1) not in carriers:
                 continue
-            who = role(comm) if comm != "swapper" and not comm.startswith("swapper") else "kernel"
+            who = waker_role(comm, tid, jvm_tids)
             if any(s.startswith("eventfd_write") for s in syms):
                 kind = "eventfd by " + who + ": " + site(frames)
             elif any(s.startswith("ep_poll_callback") for s in syms):
                 kind = "readiness by " + who
-            elif any(s.startswith("futex_wake") for s in syms) and tid in last_unpark \
-                    and t - last_unpark[tid][0] < WINDOW:
-                kind = "unpark by " + who + ": " + last_unpark.pop(tid)[1]
+            elif unpark and t - unpark[0] < WINDOW:
+                kind = "unpark by " + who + ": " + unpark[1]
             elif any("hrtimer" in s for s in syms):
                 kind = "timer"
             else:
                 kind = "other by " + who
             counts[("carrier wakeup", kind)] += 1
-    counts.update(placement(events))
+    counts.update(placement(events, jvm_tids))
     for (kind, where), n in sorted(counts.items()):
         print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
 
@@ -191,47 +218,53 @@ def sites(label):
 PLACED = ("carrier", "echo server", "poller thread")
 
 
-def placement(events):
-    """Counts, by role, where the wakeups of carriers, the echo server and poller threads
-    put them (onto the waker's CPU or another; whether another CPU was idle then), and
-    their preemptions (whether another CPU was idle then). A CPU is idle while it runs
-    its swapper, as the last sched_switch on it says; unknown until then."""
+def placement(events, jvm_tids):
+    """Counts, by role, where the wakeups of the JVM's carriers, echo server and poller
+    threads put them (onto the waker's CPU or another; whether another CPU was idle
+    then), and their preemptions (whether another CPU was idle then). A CPU is idle
+    while it runs its swapper: the task its last sched_switch chose, or the one a
+    wakeup put on it since; unknown until then. It needs a system-wide recording
+    (perf record -a): a task switched in from the idle task is seen only so."""
     running = {}
     counts = collections.Counter()
 
     def other_idle(cpu):
         return any(c != cpu and comm.startswith("swapper") for c, comm in running.items())
-    for comm, tid, cpu, t, event, details, frames in events:
+    for comm, pid, tid, cpu, t, event, details, frames in events:
         if event == "sched:sched_switch":
             m = re.search(r"prev_comm=(.*?) prev_pid=\d+ prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=",
                           details)
             if not m:
                 continue
-            if m.group(2).startswith("R") and role(m.group(1)) in PLACED:
+            prev = re.search(r"prev_pid=(\d+)", details).group(1)
+            if m.group(2).startswith("R") and role(m.group(1)) in PLACED and prev in jvm_tids:
                 counts[("preemption", f"{role(m.group(1))} by {thread_role(m.group(3))}, "
                         + ("another CPU idle" if other_idle(cpu) else "no other CPU idle"))] += 1
             running[cpu] = m.group(3)
         elif event == "sched:sched_wakeup":
-            m = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", details)
-            if not m or role(m.group(1)) not in PLACED:
+            m = re.search(r"comm=(.*?) pid=(\d+) prio=\d+ target_cpu=(\d+)", details)
+            if not m or role(m.group(1)) not in PLACED or m.group(2) not in jvm_tids:
                 continue
-            target = int(m.group(2))
+            target = int(m.group(3))
             where = "onto the waker's CPU" if target == cpu else "onto another CPU"
-            counts[("wakeup placement", f"{role(m.group(1))} by {thread_role(comm)}: {where}, "
+            counts[("wakeup placement", f"{role(m.group(1))} by {waker_role(comm, tid, jvm_tids)}: {where}, "
                     + ("another CPU idle" if other_idle(target) else "no other CPU idle"))] += 1
+            if running.get(target, "").startswith("swapper"):
+                running[target] = m.group(1)          # it runs there next
     return counts
 
 
 def thread_role(comm):
-    """role(), with the kernel's threads and other processes told apart."""
+    """role(), with the kernel's threads (and idle tasks) told apart."""
     if comm.startswith(("swapper", "ksoftirqd", "kworker", "rcu_", "migration")):
         return "kernel"
     return role(comm)
 
 
 def placement_label(label):
-    variant, run, total = label.split()
-    for (kind, where), n in sorted(placement(parse_events(sys.stdin)).items()):
+    variant, run, total, *jvm = label.split()
+    events = list(parse_events(sys.stdin))
+    for (kind, where), n in sorted(placement(events, jvm_threads(events, jvm[0] if jvm else None)).items()):
         print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
 
 

@@ -84,17 +84,18 @@ command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
   die "perf cannot see the tracepoint sched:sched_switch (run as root, or lower /proc/sys/kernel/perf_event_paranoid)"
 events=(-e sched:sched_switch) site_opts=() libjvm=""
 if (( by_site )); then
-  libjvm=$(readlink -f "$jdk/lib/server/libjvm.so") || die "--jdk $jdk has no lib/server/libjvm.so (--sites probes it)"
+  [[ -f $jdk/lib/server/libjvm.so ]] || die "--jdk $jdk has no lib/server/libjvm.so (--sites probes it)"
+  libjvm=$(readlink -f "$jdk/lib/server/libjvm.so")
   [[ $(nm "$libjvm" 2>/dev/null | grep -c ' Unsafe_Unpark$') -ge 1 ]] ||
     die "$libjvm has no symbol Unsafe_Unpark (--sites needs a libjvm with its symbol table; binutils' nm reads it)"
-  events+=(-e sched:sched_wakeup -e probe_libjvm:etjdk_park -e probe_libjvm:etjdk_unpark --call-graph fp)
-elif (( by_place )); then
-  events+=(-e sched:sched_wakeup)
+  events+=(-a -e sched:sched_wakeup -e probe_libjvm:etjdk_park -e probe_libjvm:etjdk_unpark --call-graph fp)
   site_opts=(-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:CompileCommand=quiet)
   for m in ::signalWork ::signalIdleWorker ::awaitIO ::awaitWork ::deactivate ::carrierPoll ::tryCompensate \
            ::poolSubmit '$WorkQueue::pollIO' '$WorkQueue::push'; do
     site_opts+=("-XX:CompileCommand=dontinline,java.util.concurrent.ForkJoinPool$m")
   done
+elif (( by_place )); then
+  events+=(-a -e sched:sched_wakeup)  # every CPU: whether one is idle needs its switches
 fi
 GUARD_NAME=$ME
 . "$HERE/../lib/guard.sh"
@@ -103,11 +104,16 @@ guard_check start "the first run"
 guard_lock
 probes_added=0
 remove_probes() { (( probes_added )) && perf probe -q -d 'probe_libjvm:etjdk_*' 2>/dev/null; probes_added=0; }
-work=$(mktemp -d); trap 'bench_stop_peer; remove_probes; rm -rf "$work"; guard_unlock' EXIT
+# the JIT's perf map of this run's JVM (-XX:+DumpPerfMapAtExit, --sites only): PingPong prints its pid first
+remove_perf_map() {
+  local pid; pid=$(awk '/^pid: [0-9]+$/ {print $2; exit}' "$work/run" 2>/dev/null)
+  [[ -z $pid ]] || rm -f "/tmp/perf-$pid.map"
+}
+work=$(mktemp -d); trap 'bench_stop_peer; remove_probes; remove_perf_map; rm -rf "$work"; guard_unlock' EXIT
 if (( by_site )); then
   perf probe -q -d 'probe_libjvm:etjdk_*' 2>/dev/null || true   # left by a killed run
   perf probe -q -x "$libjvm" -a etjdk_park=Unsafe_Park -a etjdk_unpark=Unsafe_Unpark ||
-    die "perf probe could not put uprobes on $libjvm (a kernel with CONFIG_UPROBE_EVENTS and tracefs mounted are needed)"
+    die "perf probe could not put uprobes on $libjvm (run as root, with tracefs mounted and a kernel with CONFIG_UPROBE_EVENTS)"
   probes_added=1
 fi
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/WaitingClient.java"
@@ -129,7 +135,6 @@ for i in $(seq 1 "$pairs"); do
       window=(-D -1 --control "fifo:$work/ctl,$work/ack")
       peer_args+=(--warmup "$warmup_rt" --perf-ctl "$work/ctl" --perf-ack "$work/ack")
     fi
-    maps0=$(ls /tmp/perf-*.map 2>/dev/null || true)
     # shellcheck disable=SC2206
     perf record -q -o "$work/perf.data" "${events[@]}" "${window[@]}" -- \
       "$jdk/bin/java" ${opts[$v]} "${common[@]}" "${site_opts[@]}" -cp "$work/classes" PingPong "$clients" "$rt" \
@@ -137,17 +142,18 @@ for i in $(seq 1 "$pairs"); do
     bench_stop_peer
     total=$(awk '/^round trips:/ {print $3}' "$work/run")
     [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
-    perf script -i "$work/perf.data" -F trace 2>/dev/null |
+    jvm=$(awk '/^pid: [0-9]+$/ {print $2; exit}' "$work/run")
+    # the JVM's own switch-outs (a system-wide recording has every process's)
+    perf script -i "$work/perf.data" --pid "$jvm" -F trace 2>/dev/null |
       python3 "$HERE/switches-by-thread.py" --label "${names[$v]} $i $total $load0 $(cut -d' ' -f1 /proc/loadavg)" |
       tee -a "$work/all"
     if (( by_site )); then
-      perf script -i "$work/perf.data" 2>/dev/null |
-        python3 "$HERE/switches-by-thread.py" --sites-label "${names[$v]} $i $total" >> "$work/sites"
-      # the JVM's perf map, read by perf script: remove this run's
-      comm -13 <(sort <<<"$maps0") <(ls /tmp/perf-*.map 2>/dev/null | sort) | xargs -r rm -f
+      perf script -i "$work/perf.data" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso 2>/dev/null |
+        python3 "$HERE/switches-by-thread.py" --sites-label "${names[$v]} $i $total $jvm" >> "$work/sites"
+      remove_perf_map   # read by perf script just now
     elif (( by_place )); then
-      perf script -i "$work/perf.data" -F comm,tid,cpu,time,event,trace 2>/dev/null |
-        python3 "$HERE/switches-by-thread.py" --placement-label "${names[$v]} $i $total" >> "$work/sites"
+      perf script -i "$work/perf.data" -F comm,pid,tid,cpu,time,event,trace 2>/dev/null |
+        python3 "$HERE/switches-by-thread.py" --placement-label "${names[$v]} $i $total $jvm" >> "$work/sites"
     fi
   done
 done

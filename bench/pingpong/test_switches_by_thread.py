@@ -92,7 +92,7 @@ class PlacementTest(unittest.TestCase):
         return {(f[4], f[5]): float(f[6]) for f in (l.split('\t') for l in out.getvalue().splitlines())}
 
     def test_a_wakeup_onto_the_wakers_cpu_while_the_other_idles(self):
-        text = (trace_line('swapper/1', 0, 1, 1.0, 'sched:sched_switch',
+        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
                            'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
                            'next_comm=swapper/1 next_pid=0 next_prio=120')
                 + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
@@ -104,6 +104,54 @@ class PlacementTest(unittest.TestCase):
         self.assertEqual(rows[('wakeup placement', "carrier by echo server: onto the waker's CPU, another CPU idle")],
                          0.001)
         self.assertEqual(rows[('preemption', 'echo server by carrier, another CPU idle')], 0.001)
+
+    def test_a_cpu_that_switched_a_thread_in_is_not_idle(self):
+        # the switch-in from the idle task is the swapper's event, seen in a system-wide recording
+        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
+                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
+                           'next_comm=swapper/1 next_pid=0 next_prio=120')
+                + trace_line('swapper/1', 0, 1, 1.05, 'sched:sched_switch',
+                             'prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> '
+                             'next_comm=ForkJoi..rker-2 next_pid=13 next_prio=120')
+                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
+                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=000'))
+        rows = self.rows(text)
+        self.assertEqual(rows, {('wakeup placement', "carrier by echo server: onto the waker's CPU, no other CPU idle"):
+                                0.001})
+
+    def test_a_wakeup_onto_an_idle_cpu_makes_it_busy(self):
+        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
+                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
+                           'next_comm=swapper/1 next_pid=0 next_prio=120')
+                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
+                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001')
+                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
+                             'comm=ForkJoi..rker-2 pid=13 prio=120 target_cpu=000'))
+        rows = self.rows(text)
+        self.assertEqual(rows[('wakeup placement', 'carrier by echo server: onto another CPU, no other CPU idle')], 0.001)
+        self.assertEqual(rows[('wakeup placement', "carrier by echo server: onto the waker's CPU, no other CPU idle")],
+                         0.001)
+
+    def test_only_the_jvms_threads_are_counted(self):
+        line = (trace_line('echo-server', '7/12', 0, 1.1, 'sched:sched_wakeup',
+                           'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001')
+                + trace_line('ForkJoi..rker-1', '7/11', 1, 1.2, 'sched:sched_switch',
+                             'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
+                             'next_comm=swapper/1 next_pid=0 next_prio=120')
+                + trace_line('ForkJoi..rker-1', '8/21', 1, 1.25, 'sched:sched_switch',  # another JVM's
+                             'prev_comm=ForkJoi..rker-1 prev_pid=21 prev_prio=120 prev_state=R ==> '
+                             'next_comm=swapper/1 next_pid=0 next_prio=120')
+                + trace_line('echo-server', '8/22', 0, 1.3, 'sched:sched_wakeup',
+                             'comm=ForkJoi..rker-1 pid=21 prio=120 target_cpu=001'))
+        out = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO(line)
+        try:
+            with contextlib.redirect_stdout(out):
+                M.placement_label('MODE4 1 1000 7')
+        finally:
+            sys.stdin = stdin
+        self.assertEqual(len(out.getvalue().splitlines()), 1, out.getvalue())
 
     def test_an_unknown_cpu_is_not_idle(self):
         rows = self.rows(trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
@@ -146,6 +194,30 @@ class SitesTest(unittest.TestCase):
         self.assertEqual(rows[('carrier wakeup', 'unpark by carrier: ForkJoinPool.signalWork < ForkJoinPool.awaitIO')],
                          0.001)
 
+    def test_an_unpark_probe_is_used_by_the_first_futex_wake(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + event('ForkJoi..rker-2', 13, 2.0, 'probe_libjvm:etjdk_unpark', '(7f00)', UNPARK_PROBE)
+                     + event('ForkJoi..rker-2', 13, 2.0001, 'sched:sched_wakeup',
+                             'comm=Common-Cleaner pid=99 prio=120 target_cpu=000', FUTEX_WAKE)
+                     + wakeup('ForkJoi..rker-2', 13, 2.0002, 11, FUTEX_WAKE))
+        self.assertEqual(rows[('carrier wakeup', 'other by carrier')], 0.001)
+
+    def test_a_futex_wake_long_after_the_unpark_probe_is_other(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + event('ForkJoi..rker-2', 13, 2.0, 'probe_libjvm:etjdk_unpark', '(7f00)', UNPARK_PROBE)
+                     + wakeup('ForkJoi..rker-2', 13, 2.5, 11, FUTEX_WAKE))
+        self.assertEqual(rows[('carrier wakeup', 'other by carrier')], 0.001)
+
+    def test_a_waker_whose_comm_has_spaces(self):
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
+                     + wakeup('C2 Comp..hread0', 14, 2.0, 11, FUTEX_WAKE))
+        self.assertEqual(rows[('carrier wakeup', 'other by other JVM thread')], 0.001)
+
+    def test_only_frames_of_the_jit_map_are_java_sites(self):
+        frames = [('__schedule', K), ('do_epoll_wait', K), ('ep_poll.isra.0', K)] + EPOLL_SLEEP[3:]
+        rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', frames))
+        self.assertEqual(rows, {('carrier sleep', 'blocking poll: ForkJoinPool.awaitIO < ForkJoinPool.awaitWork'): 0.001})
+
     def test_eventfd_is_told_from_readiness(self):
         rows = sites(switch('ForkJoi..rker-1', 11, 1.0, 'S', EPOLL_SLEEP)
                      + wakeup('ForkJoi..rker-2', 13, 2.0, 11, EVENTFD_WAKE)
@@ -173,6 +245,21 @@ class SitesTest(unittest.TestCase):
             sys.stdin = stdin
         self.assertIn('| carrier sleep | other | 0.0010 [0.0000–0.0030] |', out.getvalue())
         self.assertIn('| carrier sleep | park: x | 0.0000 [0.0000–0.0010] |', out.getvalue())
+
+    def test_summary_counts_the_sites_below_the_threshold_in_one_row(self):
+        lines = ['SITE\tMODE4\t1\t1000\tcarrier sleep\tother\t0.00300',
+                 'SITE\tMODE4\t1\t1000\tcarrier sleep\tpark: x\t0.00010',
+                 'SITE\tMODE4\t1\t1000\tcarrier sleep\tpark: y\t0.00020']
+        out = io.StringIO()
+        stdin = sys.stdin
+        sys.stdin = io.StringIO('\n'.join(lines) + '\n')
+        try:
+            with contextlib.redirect_stdout(out):
+                M.sites_summary()
+        finally:
+            sys.stdin = stdin
+        self.assertNotIn('park: x', out.getvalue())
+        self.assertIn('| carrier sleep | 2 other sites, each below 0.0005 in every run |', out.getvalue())
 
 
 if __name__ == '__main__':

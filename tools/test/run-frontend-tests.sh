@@ -462,12 +462,16 @@ if [ -x "$T25/bin/javac" ]; then
   expect_failure "switches-by-thread: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number >= 0, got 'some'" \
     "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --warmup-round-trips some
   if perf list 'sched:sched_switch' 2>/dev/null | grep -q sched_switch; then
-    # a real run, warm-up and sites: the round trips counted are the timed ones, the
-    # site table is printed, and the uprobes and the JIT's perf map are gone after it
+    # real runs: the round trips counted are the timed ones (4 clients x 300), the site
+    # table names Java callers, and the uprobes and the JIT's perf map are gone after it
+    expect_output "switches-by-thread: --warmup-round-trips divides by the timed round trips" \
+      "^A 1 1200 " \
+      "${busy_env[@]}" "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --pairs 1 --clients 4 --round-trips 300 \
+      --warmup-round-trips 200 --allow-busy --variant A=
     maps_before=$(ls /tmp/perf-*.map 2>/dev/null | sort)
     if [ -w /sys/kernel/tracing/uprobe_events ] || [ -w /sys/kernel/debug/tracing/uprobe_events ]; then
       expect_output "switches-by-thread: --sites --warmup-round-trips counts the timed round trips by site" \
-        "^\\| carrier sleep \\| (blocking poll|park): " \
+        "^\\| carrier sleep \\| (blocking poll|park): ForkJoinPool\\." \
         "${busy_env[@]}" "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --pairs 1 --clients 4 --round-trips 300 \
         --warmup-round-trips 200 --sites --allow-busy --variant A=
     else
@@ -480,9 +484,9 @@ if [ -x "$T25/bin/javac" ]; then
     if perf probe -l 2>/dev/null | grep -q etjdk_; then
       echo "FAIL: switches-by-thread --sites left its uprobes: $(perf probe -l 2>&1 | grep etjdk_)"; failed=$((failed + 1))
     elif [ "$(ls /tmp/perf-*.map 2>/dev/null | sort)" != "$maps_before" ]; then
-      echo "FAIL: switches-by-thread --sites left a perf map in /tmp"; failed=$((failed + 1))
+      echo "FAIL: switches-by-thread --sites or --placement left a perf map in /tmp"; failed=$((failed + 1))
     else
-      echo "PASS: switches-by-thread --sites removes its uprobes and perf map"; passed=$((passed + 1))
+      echo "PASS: switches-by-thread --sites and --placement leave no uprobe or perf map behind"; passed=$((passed + 1))
     fi
   fi
   expect_failure "pingpong: --depth too large" "at most 20" \
