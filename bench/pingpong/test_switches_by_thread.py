@@ -58,20 +58,25 @@ SOCKET_WAKE = [('try_to_wake_up', K), ('ep_poll_callback', K), ('sock_def_readab
                ('int sun.nio.ch.SocketDispatcher.write0(java.io.FileDescriptor, long, int)', JIT)]
 
 
-def sites(text, total=1000):
+def output(function, text, *args):
+    """What function(*args) prints with text on its standard input."""
     out = io.StringIO()
     stdin = sys.stdin
     sys.stdin = io.StringIO(text)
     try:
         with contextlib.redirect_stdout(out):
-            M.sites(f'MODE4 1 {total}')
+            function(*args)
     finally:
         sys.stdin = stdin
-    rows = {}
-    for line in out.getvalue().splitlines():
-        f = line.split('\t')
-        rows[(f[4], f[5])] = float(f[6])
-    return rows
+    return out.getvalue()
+
+
+def site_rows(printed):
+    return {(f[4], f[5]): float(f[6]) for f in (line.split('\t') for line in printed.splitlines())}
+
+
+def sites(text, total=1000):
+    return site_rows(output(M.sites, text, f'MODE4 1 {total}'))
 
 
 def trace_line(comm, tid, cpu, t, name, details):
@@ -79,27 +84,28 @@ def trace_line(comm, tid, cpu, t, name, details):
     return f'{comm:>16} {tid} [{cpu:03d}] {t:.6f}: {name}: {details}\n'
 
 
+def sw(comm, tid, cpu, t, state, next_comm, next_pid):
+    """A sched_switch line of a system-wide recording: comm (tid) leaves cpu."""
+    pid = str(tid).split('/')[-1]
+    return trace_line(comm, tid, cpu, t, 'sched:sched_switch',
+                      f'prev_comm={comm} prev_pid={pid} prev_prio=120 prev_state={state} ==> '
+                      f'next_comm={next_comm} next_pid={next_pid} next_prio=120')
+
+
+def wk(comm, tid, cpu, t, wakee, wakee_tid, target):
+    """A sched_wakeup line: comm (tid) on cpu wakes wakee onto target."""
+    return trace_line(comm, tid, cpu, t, 'sched:sched_wakeup',
+                      f'comm={wakee} pid={wakee_tid} prio=120 target_cpu={target:03d}')
+
+
 class PlacementTest(unittest.TestCase):
     def rows(self, text):
-        out = io.StringIO()
-        stdin = sys.stdin
-        sys.stdin = io.StringIO(text)
-        try:
-            with contextlib.redirect_stdout(out):
-                M.placement_label('MODE4 1 1000')
-        finally:
-            sys.stdin = stdin
-        return {(f[4], f[5]): float(f[6]) for f in (l.split('\t') for l in out.getvalue().splitlines())}
+        return site_rows(output(M.placement_label, text, 'MODE4 1 1000'))
 
     def test_a_wakeup_onto_the_wakers_cpu_while_the_other_idles(self):
-        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
-                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
-                           'next_comm=swapper/1 next_pid=0 next_prio=120')
-                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
-                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=000')
-                + trace_line('echo-server', 12, 0, 1.2, 'sched:sched_switch',
-                             'prev_comm=echo-server prev_pid=12 prev_prio=120 prev_state=R+ ==> '
-                             'next_comm=ForkJoi..rker-1 next_pid=11 next_prio=120'))
+        text = (sw('ForkJoi..rker-1', 11, 1, 1.0, 'S', 'swapper/1', 0)
+                + wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-1', 11, 0)
+                + sw('echo-server', 12, 0, 1.2, 'R+', 'ForkJoi..rker-1', 11))
         rows = self.rows(text)
         self.assertEqual(rows[('wakeup placement', "carrier by echo server: onto the waker's CPU, another CPU idle")],
                          0.001)
@@ -107,55 +113,32 @@ class PlacementTest(unittest.TestCase):
 
     def test_a_cpu_that_switched_a_thread_in_is_not_idle(self):
         # the switch-in from the idle task is the swapper's event, seen in a system-wide recording
-        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
-                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
-                           'next_comm=swapper/1 next_pid=0 next_prio=120')
-                + trace_line('swapper/1', 0, 1, 1.05, 'sched:sched_switch',
-                             'prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> '
-                             'next_comm=ForkJoi..rker-2 next_pid=13 next_prio=120')
-                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
-                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=000'))
+        text = (sw('ForkJoi..rker-1', 11, 1, 1.0, 'S', 'swapper/1', 0)
+                + sw('swapper/1', 0, 1, 1.05, 'R', 'ForkJoi..rker-2', 13)
+                + wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-1', 11, 0))
         rows = self.rows(text)
         self.assertEqual(rows, {('wakeup placement', "carrier by echo server: onto the waker's CPU, no other CPU idle"):
                                 0.001})
 
     def test_a_wakeup_onto_an_idle_cpu_makes_it_busy(self):
-        text = (trace_line('ForkJoi..rker-1', 11, 1, 1.0, 'sched:sched_switch',
-                           'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
-                           'next_comm=swapper/1 next_pid=0 next_prio=120')
-                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
-                             'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001')
-                + trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
-                             'comm=ForkJoi..rker-2 pid=13 prio=120 target_cpu=000'))
+        text = (sw('ForkJoi..rker-1', 11, 1, 1.0, 'S', 'swapper/1', 0)
+                + wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-1', 11, 1)
+                + wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-2', 13, 0))
         rows = self.rows(text)
         self.assertEqual(rows[('wakeup placement', 'carrier by echo server: onto another CPU, no other CPU idle')], 0.001)
         self.assertEqual(rows[('wakeup placement', "carrier by echo server: onto the waker's CPU, no other CPU idle")],
                          0.001)
 
     def test_only_the_jvms_threads_are_counted(self):
-        line = (trace_line('echo-server', '7/12', 0, 1.1, 'sched:sched_wakeup',
-                           'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001')
-                + trace_line('ForkJoi..rker-1', '7/11', 1, 1.2, 'sched:sched_switch',
-                             'prev_comm=ForkJoi..rker-1 prev_pid=11 prev_prio=120 prev_state=S ==> '
-                             'next_comm=swapper/1 next_pid=0 next_prio=120')
-                + trace_line('ForkJoi..rker-1', '8/21', 1, 1.25, 'sched:sched_switch',  # another JVM's
-                             'prev_comm=ForkJoi..rker-1 prev_pid=21 prev_prio=120 prev_state=R ==> '
-                             'next_comm=swapper/1 next_pid=0 next_prio=120')
-                + trace_line('echo-server', '8/22', 0, 1.3, 'sched:sched_wakeup',
-                             'comm=ForkJoi..rker-1 pid=21 prio=120 target_cpu=001'))
-        out = io.StringIO()
-        stdin = sys.stdin
-        sys.stdin = io.StringIO(line)
-        try:
-            with contextlib.redirect_stdout(out):
-                M.placement_label('MODE4 1 1000 7')
-        finally:
-            sys.stdin = stdin
-        self.assertEqual(len(out.getvalue().splitlines()), 1, out.getvalue())
+        line = (wk('echo-server', '7/12', 0, 1.1, 'ForkJoi..rker-1', 11, 1)
+                + sw('ForkJoi..rker-1', '7/11', 1, 1.2, 'S', 'swapper/1', 0)
+                + sw('ForkJoi..rker-1', '8/21', 1, 1.25, 'R', 'swapper/1', 0)     # another JVM's
+                + wk('echo-server', '8/22', 0, 1.3, 'ForkJoi..rker-1', 21, 1))
+        printed = output(M.placement_label, line, 'MODE4 1 1000 7')
+        self.assertEqual(len(printed.splitlines()), 1, printed)
 
     def test_an_unknown_cpu_is_not_idle(self):
-        rows = self.rows(trace_line('echo-server', 12, 0, 1.1, 'sched:sched_wakeup',
-                                    'comm=ForkJoi..rker-1 pid=11 prio=120 target_cpu=001'))
+        rows = self.rows(wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-1', 11, 1))
         self.assertEqual(rows, {('wakeup placement', 'carrier by echo server: onto another CPU, no other CPU idle'): 0.001})
 
 
@@ -231,36 +214,21 @@ class SitesTest(unittest.TestCase):
                      + wakeup('echo-server', 12, 3.0, 99, SOCKET_WAKE))
         self.assertNotIn(('carrier wakeup', 'readiness by echo server'), rows)
 
+    @staticmethod
+    def summary(*runs):
+        """sites_summary of MODE4's runs, each (run, site, value per round trip)."""
+        return output(M.sites_summary, ''.join(f'SITE\tMODE4\t{run}\t1000\tcarrier sleep\t{site}\t{value}\n'
+                                               for run, site, value in runs))
+
     def test_summary_medians_count_a_missing_site_as_zero(self):
-        lines = ['SITE\tMODE4\t1\t1000\tcarrier sleep\tother\t0.00300',
-                 'SITE\tMODE4\t2\t1000\tcarrier sleep\tother\t0.00100',
-                 'SITE\tMODE4\t3\t1000\tcarrier sleep\tpark: x\t0.00100']
-        out = io.StringIO()
-        stdin = sys.stdin
-        sys.stdin = io.StringIO('\n'.join(lines) + '\n')
-        try:
-            with contextlib.redirect_stdout(out):
-                M.sites_summary()
-        finally:
-            sys.stdin = stdin
-        self.assertIn('| carrier sleep | other | 0.0010 [0.0000–0.0030] |', out.getvalue())
-        self.assertIn('| carrier sleep | park: x | 0.0000 [0.0000–0.0010] |', out.getvalue())
+        printed = self.summary((1, 'other', 0.003), (2, 'other', 0.001), (3, 'park: x', 0.001))
+        self.assertIn('| carrier sleep | other | 0.0010 [0.0000–0.0030] |', printed)
+        self.assertIn('| carrier sleep | park: x | 0.0000 [0.0000–0.0010] |', printed)
 
     def test_summary_counts_the_sites_below_the_threshold_in_one_row(self):
-        lines = ['SITE\tMODE4\t1\t1000\tcarrier sleep\tother\t0.00300',
-                 'SITE\tMODE4\t1\t1000\tcarrier sleep\tpark: x\t0.00010',
-                 'SITE\tMODE4\t1\t1000\tcarrier sleep\tpark: y\t0.00020']
-        out = io.StringIO()
-        stdin = sys.stdin
-        sys.stdin = io.StringIO('\n'.join(lines) + '\n')
-        try:
-            with contextlib.redirect_stdout(out):
-                M.sites_summary()
-        finally:
-            sys.stdin = stdin
-        self.assertNotIn('park: x', out.getvalue())
-        self.assertIn('| carrier sleep | 2 other sites, each below 0.0005 in every run |', out.getvalue())
-
+        printed = self.summary((1, 'other', 0.003), (1, 'park: x', 0.0001), (1, 'park: y', 0.0002))
+        self.assertNotIn('park: x', printed)
+        self.assertIn('| carrier sleep | 2 other sites, each below 0.0005 in every run |', printed)
 
 if __name__ == '__main__':
     unittest.main()
