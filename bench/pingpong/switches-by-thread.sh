@@ -37,7 +37,8 @@ Options (defaults in brackets):
                          perf map and ForkJoinPool's carrier-polling methods not
                          inlined (so that a site names its caller): counts by site,
                          not a run to time; the table also gives --placement's rows
-  --placement            also record sched_wakeup (no call stacks), and count where
+  --placement            also record sched_wakeup, and every CPU's switches (no call
+                         stacks; only the JVM's threads are counted), and count where
                          the wakeups of carriers, the echo server and poller threads
                          put them (onto the waker's CPU or another, with another CPU
                          idle or not), and their preemptions (another CPU idle or not)
@@ -143,6 +144,7 @@ for i in $(seq 1 "$pairs"); do
     total=$(awk '/^round trips:/ {print $3}' "$work/run")
     [[ -n $total ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no round-trip count"; }
     jvm=$(awk '/^pid: [0-9]+$/ {print $2; exit}' "$work/run")
+    [[ -n $jvm ]] || { cat "$work/run" >&2; die "${names[$v]}, pair $i printed no pid (PingPong.java prints it first)"; }
     # the JVM's own switch-outs (a system-wide recording has every process's)
     perf script -i "$work/perf.data" --pid "$jvm" -F trace 2>/dev/null |
       python3 "$HERE/switches-by-thread.py" --label "${names[$v]} $i $total $load0 $(cut -d' ' -f1 /proc/loadavg)" |
