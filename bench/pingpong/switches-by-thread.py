@@ -85,6 +85,7 @@ PLUMBING = re.compile(r"^(jdk\.internal\.misc\.Unsafe\.|java\.util\.concurrent\.
                       r"|java\.util\.concurrent\.ForkJoinPool\.wakeCarrierPoller)")
 FRAME = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$")
 HEADER = re.compile(r"^\s*(.*?)\s+(?:(\d+)/)?(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+SWITCH_PIDS = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=")
 JIT_MAP = re.compile(r"(^|/)perf-\d+\.map$")
 MIN_SHOWN = 0.0005  # per round trip: sites below this in every run share one row, counted
 WINDOW = 0.0005  # seconds from a park or unpark probe to the futex call it makes
@@ -161,14 +162,24 @@ def waker_role(comm, tid, jvm_tids):
     return "kernel" if thread_role(comm) == "kernel" else "other process"
 
 
-def sites(label):
+def read_run(label):
+    """Parses the label "VARIANT RUN ROUND_TRIPS [JVM_PID]" and the events on stdin."""
     variant, run, total, *jvm = label.split()
     events = list(parse_events(sys.stdin))
-    jvm_tids = jvm_threads(events, jvm[0] if jvm else None)
+    return variant, run, total, events, jvm_threads(events, jvm[0] if jvm else None)
+
+
+def print_counts(variant, run, total, counts):
+    for (kind, where), n in sorted(counts.items()):
+        print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
+
+
+def sites(label):
+    variant, run, total, events, jvm_tids = read_run(label)
     carriers = set()
     for comm, pid, tid, cpu, t, event, details, frames in events:
         if event == "sched:sched_switch":
-            m = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", details)
+            m = SWITCH_PIDS.search(details)
             if m and role(m.group(1)) == "carrier" and m.group(2) in jvm_tids:
                 carriers.add(m.group(2))
     counts = collections.Counter()
@@ -180,10 +191,10 @@ def sites(label):
         elif event.endswith(":etjdk_unpark"):
             last_unpark[tid] = (t, site(frames))
         elif event == "sched:sched_switch":
-            m = SWITCH.search(details)
-            prev = re.search(r"prev_pid=(\d+)", details).group(1)
-            if not m or prev not in carriers or m.group(2).startswith("R"):
+            m = SWITCH_PIDS.search(details)
+            if not m or m.group(2) not in carriers or m.group(3).startswith("R"):
                 continue
+            prev = m.group(2)
             if any(s.startswith("epoll_wait") or "do_epoll_wait" in s for s in syms):
                 kind = "blocking poll: " + site(frames)
             elif any(s.startswith("futex_wait") for s in syms) and prev in last_park \
@@ -211,8 +222,7 @@ def sites(label):
                 kind = "other by " + who
             counts[("carrier wakeup", kind)] += 1
     counts.update(placement(events, jvm_tids))
-    for (kind, where), n in sorted(counts.items()):
-        print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
+    print_counts(variant, run, total, counts)
 
 
 PLACED = ("carrier", "echo server", "poller thread")
@@ -232,15 +242,13 @@ def placement(events, jvm_tids):
         return any(c != cpu and comm.startswith("swapper") for c, comm in running.items())
     for comm, pid, tid, cpu, t, event, details, frames in events:
         if event == "sched:sched_switch":
-            m = re.search(r"prev_comm=(.*?) prev_pid=\d+ prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=",
-                          details)
+            m = SWITCH_PIDS.search(details)
             if not m:
                 continue
-            prev = re.search(r"prev_pid=(\d+)", details).group(1)
-            if m.group(2).startswith("R") and role(m.group(1)) in PLACED and prev in jvm_tids:
-                counts[("preemption", f"{role(m.group(1))} by {thread_role(m.group(3))}, "
+            if m.group(3).startswith("R") and role(m.group(1)) in PLACED and m.group(2) in jvm_tids:
+                counts[("preemption", f"{role(m.group(1))} by {thread_role(m.group(4))}, "
                         + ("another CPU idle" if other_idle(cpu) else "no other CPU idle"))] += 1
-            running[cpu] = m.group(3)
+            running[cpu] = m.group(4)
         elif event == "sched:sched_wakeup":
             m = re.search(r"comm=(.*?) pid=(\d+) prio=\d+ target_cpu=(\d+)", details)
             if not m or role(m.group(1)) not in PLACED or m.group(2) not in jvm_tids:
@@ -262,10 +270,8 @@ def thread_role(comm):
 
 
 def placement_label(label):
-    variant, run, total, *jvm = label.split()
-    events = list(parse_events(sys.stdin))
-    for (kind, where), n in sorted(placement(events, jvm_threads(events, jvm[0] if jvm else None)).items()):
-        print("SITE", variant, run, total, kind, where, f"{n / float(total):.5f}", sep="\t")
+    variant, run, total, events, jvm_tids = read_run(label)
+    print_counts(variant, run, total, placement(events, jvm_tids))
 
 
 def sites_summary():
