@@ -23,13 +23,14 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The "waiting client": CLIENTS virtual threads, each with its own
  * java.net.Socket to a peer in another process (DelayPeer), write a request
- * of SIZE bytes and block reading the 1-byte reply, which the peer sends after
+ * of SIZE bytes and block reading the 1-byte reply (through a BufferedInputStream
+ * of BUFFER bytes, as client libraries read, if BUFFER > 0), which the peer sends after
  * a fixed delay, so that the JVM idles between replies. After WARMUP seconds
  * it switches perf's counters on through perf stat's control FIFO (when
  * given), counts the requests completed for DURATION seconds, switches them
  * off and prints the count.
  *
- *   java WaitingClient --port P [--clients 100] [--size 1] [--warmup-s 3]
+ *   java WaitingClient --port P [--clients 100] [--size 1] [--read-buffer 0] [--warmup-s 3]
  *        [--duration-s 10] [--perf-ctl FIFO --perf-ack FIFO]
  */
 public class WaitingClient {
@@ -37,7 +38,7 @@ public class WaitingClient {
     static final LongAdder done = new LongAdder();
 
     public static void main(String[] args) throws Exception {
-        int port = -1, clients = 100, size = 1;
+        int port = -1, clients = 100, size = 1, readBuffer = 0;
         double warmup = 3, duration = 10;
         String ctl = null, ack = null;
         for (int i = 0; i < args.length; i += 2) {
@@ -46,6 +47,7 @@ public class WaitingClient {
                 case "--port" -> port = Integer.parseInt(v);
                 case "--clients" -> clients = Integer.parseInt(v);
                 case "--size" -> size = Integer.parseInt(v);
+                case "--read-buffer" -> readBuffer = Integer.parseInt(v);
                 case "--warmup-s" -> warmup = Double.parseDouble(v);
                 case "--duration-s" -> duration = Double.parseDouble(v);
                 case "--perf-ctl" -> ctl = v;
@@ -57,12 +59,15 @@ public class WaitingClient {
         var loopback = InetAddress.getLoopbackAddress();
         final int fport = port;
         final byte[] request = new byte[size];
+        final int fbuffer = readBuffer;
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             threads.add(Thread.ofVirtual().start(() -> {
                 try (Socket s = new Socket(loopback, fport)) {
                     s.setTcpNoDelay(true);
-                    InputStream in = s.getInputStream();
+                    InputStream in = (fbuffer > 0)
+                            ? new java.io.BufferedInputStream(s.getInputStream(), fbuffer)
+                            : s.getInputStream();
                     OutputStream out = s.getOutputStream();
                     while (!stop) {
                         out.write(request);

@@ -122,7 +122,9 @@ def page(cfg, meta, variants, runs, out):
         L.append(f"- The JVM under test runs `WaitingClient` pinned to CPU {cfg['client_cpu']} "
                  f"(`taskset`, so the virtual-thread scheduler has parallelism 1): {cfg['clients']} "
                  f"virtual threads, each with a `java.net.Socket`, write a {cfg['size']}-byte request "
-                 "and block reading the 1-byte reply.")
+                 "and block reading the 1-byte reply"
+                 + (f" through a `BufferedInputStream` of {cfg['read_buffer']} bytes (so each read of a reply is short)."
+                    if int(cfg.get('read_buffer', '0') or 0) > 0 else " (one-byte reads)."))
         L.append(f"- The peer (`DelayPeer.java`, source launcher on `{cfg['peer_version']}`, CPU "
                  f"{cfg['peer_cpu']}, one platform thread busy-polling `Selector.selectNow()`) answers "
                  + (f"each request {cfg['delay_us']} µs after it arrived" if cfg.get('delay_dist', 'fixed') == 'fixed'

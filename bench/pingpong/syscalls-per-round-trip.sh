@@ -60,6 +60,9 @@ Options (defaults in brackets):
                          distribution of mean --delay-us, so that replies to many
                          clients do not come in waves [fixed]
     --size N             request bytes (reply: 1 byte) [1]
+    --read-buffer N      the client reads through a BufferedInputStream of N
+                         bytes, as client libraries do (its reads of the reply
+                         are then short); 0: one-byte reads [0]
     --warmup S           seconds before counting [3]
     --duration S         counted seconds [10]
     --peer-jdk DIR       JDK for DelayPeer, and for the echo server of
@@ -82,7 +85,7 @@ EOF
 
 jdk="" pairs=5 clients=100 rt=10000 warmup_rt=0 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 echo_peer=jvm
 roots=4 depth=10 leaf_iters=5000
-delay_us=50 delay_dist=fixed size=1 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
+delay_us=50 delay_dist=fixed size=1 read_buffer=0 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
 declare -A vjdk=()
 orig_args=("$@")
@@ -116,6 +119,7 @@ while [[ $# -gt 0 ]]; do
     --delay-us) need "$@"; delay_us=$2; shift 2 ;;
     --delay-dist) need "$@"; delay_dist=$2; shift 2 ;;
     --size) need "$@"; size=$2; shift 2 ;;
+    --read-buffer) need "$@"; read_buffer=$2; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --duration) need "$@"; duration=$2; shift 2 ;;
     --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
@@ -137,7 +141,7 @@ jvm_args+=("$@")
 [[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR or the first argument)"; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
-for v in pairs clients rt delay_us size client_cpu peer_cpu roots depth leaf_iters; do
+for v in pairs clients rt delay_us size read_buffer client_cpu peer_cpu roots depth leaf_iters; do
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
 isint "$warmup_rt" || die "--warmup-round-trips must be a whole number of round trips per client, got '$warmup_rt'"
@@ -151,6 +155,7 @@ for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seco
 (( waiting + compute <= 1 )) || die "--waiting-client and --compute are two cells: choose one"
 [[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
 [[ $echo_peer == jvm ]] || (( !waiting && !compute )) || die "--echo-peer is an option of the ping-pong cell only"
+(( read_buffer == 0 )) || (( waiting )) || die "--read-buffer is an option of the waiting-client cell only"
 (( pairs >= 5 )) || say "warning: --pairs $pairs is below the 5 pairs the method asks for (../shared/perf/method.md)"
 if (( ${#vnames[@]} == 0 )); then
   vnames=(ONESHOT ET); vopts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
@@ -209,7 +214,7 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
   echo "cell=$cell"; echo "jdk=$jdk"; echo "pairs=$pairs"; echo "clients=$clients"
   echo "jvm_args=${jvm_args[*]:-}"; echo "events=$EVENTS"
   if (( waiting )); then
-    echo "delay_us=$delay_us"; echo "delay_dist=$delay_dist"; echo "size=$size"; echo "warmup=$warmup"; echo "duration=$duration"
+    echo "delay_us=$delay_us"; echo "delay_dist=$delay_dist"; echo "size=$size"; echo "read_buffer=$read_buffer"; echo "warmup=$warmup"; echo "duration=$duration"
     echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
     echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
   elif (( compute )); then
@@ -245,7 +250,7 @@ run_one() {
     taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
       "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$BENCH_PEER_PORT" \
-      --clients "$clients" --size "$size" --warmup-s "$warmup" --duration-s "$duration" \
+      --clients "$clients" --size "$size" --read-buffer "$read_buffer" --warmup-s "$warmup" --duration-s "$duration" \
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     bench_stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"

@@ -429,6 +429,10 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --echo-peer elsewhere
   expect_failure "pingpong: --echo-peer outside the ping-pong cell" "--echo-peer is an option of the ping-pong cell only" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --echo-peer process
+  expect_failure "waiting client: --read-buffer must be a number" "read-buffer must be a whole number, got '8k'" \
+    "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --read-buffer 8k
+  expect_failure "pingpong: --read-buffer outside the waiting-client cell" "--read-buffer is an option of the waiting-client cell only" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --read-buffer 8192
   expect_failure "pingpong: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number of round trips per client, got 'some'" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --warmup-round-trips some
   expect_failure "pingpong: --warmup-round-trips outside the ping-pong cell" "--warmup-round-trips is an option of the ping-pong cell" \
@@ -543,12 +547,13 @@ if [ -x "$T25/bin/javac" ]; then
     grep -q "measured on a busy machine" "$d/pp.md" 2>/dev/null && grep -q "^1,ONESHOT,.*,1$" "$d/pp.csv" 2>/dev/null &&
       { echo "PASS: pingpong --allow-busy stamps the page and the CSV"; passed=$((passed + 1)); } ||
       { echo "FAIL: pingpong --allow-busy: no stamp in $d/pp.md or $d/pp.csv"; failed=$((failed + 1)); }
-    expect_success "waiting client --allow-busy runs (2 variants, 1 pair)" \
+    expect_success "waiting client --allow-busy runs (2 variants, 1 pair, buffered reads)" \
       "${busy_env[@]}" "$d/bench/pingpong/waiting-client.sh" --allow-busy --jdk "$T25" --pairs 1 --clients 4 \
-      --warmup 0.5 --duration 1 --out "$d/wc.md"
+      --read-buffer 8192 --warmup 0.5 --duration 1 --out "$d/wc.md"
     grep -q "measured on a busy machine" "$d/wc.md" 2>/dev/null && grep -q "ET ÷ ONESHOT" "$d/wc.md" &&
-      { echo "PASS: waiting client page: stamp and ratio row"; passed=$((passed + 1)); } ||
-      { echo "FAIL: waiting client page $d/wc.md lacks the stamp or the ratio row"; failed=$((failed + 1)); }
+      grep -q "through a \`BufferedInputStream\` of 8192 bytes" "$d/wc.md" &&
+      { echo "PASS: waiting client page: stamp, ratio row and the read buffer"; passed=$((passed + 1)); } ||
+      { echo "FAIL: waiting client page $d/wc.md lacks the stamp, the ratio row or the read buffer"; failed=$((failed + 1)); }
     expect_output "idle --allow-busy runs a JVM with nothing to do (1 pair, 1 s)" "B ÷ A" \
       "${busy_env[@]}" "$d/bench/idle/idle-cpu.sh" --allow-busy --jdk "$T25" --pairs 1 --connections 0 \
       --seconds 1 --variant A= --variant B=

@@ -116,8 +116,12 @@ public final class PollerTestSupport {
     private static final Field STATS_IDLE_EDGES;
     private static final Field STATS_RETRIES;
     private static final Field STATS_DEREGISTRATIONS;
+    private static final Field STATS_DRAINED_PARKS;
     private static final Object REGISTERED;
     private static final Object POLLED;
+    private static final Object DRAINED;
+    private static final Object CONDITION;
+    private static final Object POLLED_CONDITION;
     private static final Object REGISTERING;
     private static final Object CLOSING;
     private static final int POLLIN;
@@ -140,6 +144,9 @@ public final class PollerTestSupport {
             STATS = accessible(poller.getDeclaredField("stats"));
             REGISTERED = accessible(poller.getDeclaredField("REGISTERED")).get(null);
             POLLED = accessible(poller.getDeclaredField("POLLED")).get(null);
+            DRAINED = accessible(poller.getDeclaredField("DRAINED")).get(null);
+            CONDITION = accessible(poller.getDeclaredField("CONDITION")).get(null);
+            POLLED_CONDITION = accessible(poller.getDeclaredField("POLLED_CONDITION")).get(null);
             REGISTERING = accessible(poller.getDeclaredField("REGISTERING")).get(null);
             CLOSING = accessible(poller.getDeclaredField("CLOSING")).get(null);
             Class<?> stats = Class.forName("sun.nio.ch.Poller$Stats");
@@ -148,6 +155,7 @@ public final class PollerTestSupport {
             STATS_IDLE_EDGES = accessible(stats.getDeclaredField("idleEdges"));
             STATS_RETRIES = accessible(stats.getDeclaredField("retries"));
             STATS_DEREGISTRATIONS = accessible(stats.getDeclaredField("deregistrations"));
+            STATS_DRAINED_PARKS = accessible(stats.getDeclaredField("drainedParks"));
             Class<?> net = Class.forName("sun.nio.ch.Net");
             POLLIN = ((Number) accessible(net.getDeclaredField("POLLIN")).get(null)).intValue();
             SELCH_FDVAL = accessible(Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal"));
@@ -278,9 +286,22 @@ public final class PollerTestSupport {
     }
 
     /** The state of a file descriptor in its edge-triggered read poller. */
-    public enum State { NOT_EDGE_TRIGGERED, ABSENT, REGISTERED, POLLED, THREAD, REGISTERING, CLOSING }
+    public enum State {
+        NOT_EDGE_TRIGGERED, ABSENT, REGISTERED, POLLED, DRAINED, CONDITION, POLLED_CONDITION,
+        THREAD, REGISTERING, CLOSING;
 
-    /** The raw state: null, REGISTERED, POLLED or a Thread; null if not edge-triggered. */
+        /** Registered, no thread waiting, no edge since the last read attempt. */
+        public boolean isIdle() {
+            return this == REGISTERED || this == DRAINED || this == CONDITION;
+        }
+
+        /** Registered, no thread waiting, an edge not consumed. */
+        public boolean isPolled() {
+            return this == POLLED || this == POLLED_CONDITION;
+        }
+    }
+
+    /** The raw state: null, a Poller.State or a Thread; null if not edge-triggered. */
     public static Object rawState(int fd) {
         Object registrations = registrations(readPollerFor(fd));
         return (registrations == null) ? null : stateIn(registrations, fd);
@@ -297,6 +318,9 @@ public final class PollerTestSupport {
         if (s == null) return State.ABSENT;
         if (s == REGISTERED) return State.REGISTERED;
         if (s == POLLED) return State.POLLED;
+        if (s == DRAINED) return State.DRAINED;
+        if (s == CONDITION) return State.CONDITION;
+        if (s == POLLED_CONDITION) return State.POLLED_CONDITION;
         if (s == REGISTERING) return State.REGISTERING;
         if (s == CLOSING) return State.CLOSING;
         if (s instanceof Thread) return State.THREAD;
@@ -378,6 +402,16 @@ public final class PollerTestSupport {
     /** The counters of the read poller of a file descriptor (zero if not edge-triggered). */
     public static Counters counters(int fd) {
         return counters(readPollerFor(fd));
+    }
+
+    /** Parks before a read attempt (from DRAINED), summed over all read pollers. */
+    public static long drainedParks() {
+        long n = 0;
+        for (Object p : readPollers()) {
+            Object stats = get(STATS, p);
+            if (stats != null) n += sum(STATS_DRAINED_PARKS, stats);
+        }
+        return n;
     }
 
     /** The counters summed over all read pollers. */

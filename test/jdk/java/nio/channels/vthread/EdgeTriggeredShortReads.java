@@ -1,0 +1,556 @@
+/*
+ * Copyright (c) 2026, ET-JDK contributors. All rights reserved.
+ * DO NOT ALTER OR REMOVE COPYRIGHT NOTICES OR THIS FILE HEADER.
+ *
+ * This code is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License version 2 only, as
+ * published by the Free Software Foundation.
+ *
+ * This code is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License
+ * version 2 for more details (a copy is included in the LICENSE file that
+ * accompanied this code).
+ *
+ * You should have received a copy of the GNU General Public License version
+ * 2 along with this work; if not, write to the Free Software Foundation,
+ * Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1301 USA.
+ */
+
+/*
+ * @test id=default
+ * @summary A short read of a stream socket ends its read readiness (the DRAINED
+ *     state): the next read parks before it reads, and end of stream, a reset,
+ *     urgent data, a timeout, close and interrupt still end it. Feature off:
+ *     behaviour only.
+ * @requires os.family == "linux"
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
+ * @run junit/othervm/timeout=300 EdgeTriggeredShortReads
+ */
+
+/*
+ * @test id=et-mode1
+ * @requires os.family == "linux"
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
+ * @run junit/othervm/timeout=300 -Djdk.pollerMode=1 EdgeTriggeredShortReads
+ */
+
+/*
+ * @test id=et-mode2
+ * @requires os.family == "linux"
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
+ * @run junit/othervm/timeout=300 -Djdk.pollerMode=2 EdgeTriggeredShortReads
+ */
+
+/*
+ * @test id=mode4
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
+ * @run junit/othervm/timeout=300 -Djdk.pollerMode=4 EdgeTriggeredShortReads
+ */
+
+/*
+ * @test id=mode4-p1
+ * @summary Carrier polling with one carrier: the carrier polls only between tasks
+ *     and when idle
+ * @requires os.family == "linux" & vm.continuations
+ * @library /test/lib lib
+ * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
+ * @run junit/othervm/timeout=300 -Djdk.pollerMode=4
+ *     -Djdk.virtualThreadScheduler.parallelism=1 EdgeTriggeredShortReads
+ */
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.*;
+
+import static etjdk.poller.PollerTestSupport.*;
+
+class EdgeTriggeredShortReads {
+    private static final int BUFFER = 1024;
+    private static ServerSocketChannel listener;
+    private static ServerSocket socketListener;
+
+    /** The reader's side of a connection: a SocketChannel or a java.net.Socket. */
+    enum Api { CHANNEL, SOCKET }
+
+    /** A connection whose server side a virtual thread reads with BUFFER-byte reads. */
+    private record Connection(Api api, SocketChannel channelPeer, SocketChannel channelReader,
+                              Socket socketPeer, Socket socketReader) implements AutoCloseable {
+        static Connection open(Api api) throws IOException {
+            if (api == Api.CHANNEL) {
+                var pair = ChannelPair.open(listener);
+                return new Connection(api, pair.client(), pair.server(), null, null);
+            }
+            var pair = SocketPair.open(socketListener);
+            pair.client().setTcpNoDelay(true);
+            return new Connection(api, null, null, pair.client(), pair.server());
+        }
+
+        int fd() {
+            return (api == Api.CHANNEL) ? fdVal(channelReader) : fdVal(socketReader);
+        }
+
+        /** One read of up to BUFFER bytes into buf at off (off < BUFFER); -1 at end of stream. */
+        int read(byte[] buf, int off) throws IOException {
+            if (api == Api.CHANNEL)
+                return channelReader.read(ByteBuffer.wrap(buf, off, BUFFER));
+            InputStream in = socketReader.getInputStream();
+            return in.read(buf, off, BUFFER);
+        }
+
+        void write(String s) throws IOException {
+            byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+            if (api == Api.CHANNEL) {
+                channelPeer.write(ByteBuffer.wrap(b));
+            } else {
+                socketPeer.getOutputStream().write(b);
+            }
+        }
+
+        void shutdownPeerOutput() throws IOException {
+            if (api == Api.CHANNEL) channelPeer.shutdownOutput(); else socketPeer.shutdownOutput();
+        }
+
+        void resetPeer() throws IOException {
+            if (api == Api.CHANNEL) {
+                channelPeer.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+                channelPeer.close();
+            } else {
+                socketPeer.setSoLinger(true, 0);
+                socketPeer.close();
+            }
+        }
+
+        void closeReader() throws IOException {
+            if (api == Api.CHANNEL) channelReader.close(); else socketReader.close();
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (AutoCloseable a = (channelPeer != null) ? channelPeer : socketPeer;
+                 AutoCloseable b = (channelReader != null) ? channelReader : socketReader) {
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+        }
+    }
+
+    @BeforeAll
+    static void setup() throws Exception {
+        listener = openListener();
+        socketListener = new ServerSocket(0, 1024, java.net.InetAddress.getLoopbackAddress());
+        // start the pollers and load the classes used
+        for (Api api : Api.values()) {
+            try (var c = Connection.open(api)) {
+                var reader = startVirtual("warm-up reader", () -> c.read(new byte[2 * BUFFER], 0));
+                awaitParked(reader.thread(), c.fd(), "warm-up reader to park");
+                c.write("x");
+                reader.join("warm-up read");
+            }
+        }
+    }
+
+    @AfterAll
+    static void teardown() throws Exception {
+        try (var a = listener; var b = socketListener) { }
+    }
+
+    /**
+     * Waits until the reader has completed {@code reads} reads (its counter) and is
+     * parked reading again.
+     */
+    private static void awaitRead(VTask<?> reader, AtomicInteger done, int reads, int fd,
+                                  String when) {
+        await(() -> "the reader to complete " + reads + " reads, " + when + " (done "
+                + done.get() + ", reader " + (reader.isDone() ? "ended" : "running") + ")",
+                () -> done.get() >= reads || reader.isDone());
+        if (reader.isDone())
+            return;  // its join reports why
+        awaitParked(reader.thread(), fd, "the reader to park, " + when);
+    }
+
+    /**
+     * Reads into buf until the reader has {@code expected} bytes or end of stream.
+     * @return the number of bytes read
+     */
+    private static int readUpTo(Connection c, byte[] buf, int expected) throws IOException {
+        int total = 0;
+        while (total < expected) {
+            int n = c.read(buf, total);
+            if (n < 0)
+                break;
+            total += n;
+        }
+        return total;
+    }
+
+    /**
+     * Every read after a short read parks before it reads: ROUNDS one-byte writes
+     * read with BUFFER-byte reads; all but the first park from DRAINED.
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testParksBeforeReading(Api api) throws Exception {
+        final int rounds = 100;
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            var done = new AtomicInteger();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                for (int i = 0; i < rounds; i++) {
+                    int n = c.read(buf, 0);
+                    if (n != 1)
+                        throw new AssertionError("round " + i + ": read returned " + n);
+                    done.incrementAndGet();
+                }
+                return null;
+            });
+            for (int i = 0; i < rounds; i++) {
+                awaitRead(reader, done, i, c.fd(), "round " + i);
+                c.write("x");
+            }
+            reader.join("the reader to read " + rounds + " one-byte writes");
+            long parks = drainedParks() - before;
+            log("%s: %d parks before reading in %d rounds", api, parks, rounds);
+            if (edgeTriggered()) {
+                // the first round registers the fd and parks after EAGAIN
+                assertEquals(rounds - 1, parks, "parks before reading (from DRAINED)");
+            } else {
+                assertEquals(0, parks);
+            }
+        }
+    }
+
+    /**
+     * Data and end of stream arrive together while the reader waits: the read that
+     * returns the data is short because it stops at the end of stream, and the edge
+     * that reported both was consumed when it woke the reader. The next read must not
+     * park (iterations: et.iterations, 300 by default).
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testEndOfStreamWithData(Api api) throws Exception {
+        int iterations = iterations(300);
+        int conditions = 0;
+        for (int i = 0; i < iterations; i++) {
+            try (var c = Connection.open(api)) {
+                var firstRead = new AtomicInteger();
+                var reader = startVirtual("reader", () -> {
+                    byte[] buf = new byte[2 * BUFFER];
+                    int total = readUpTo(c, buf, 1);
+                    firstRead.incrementAndGet();     // the first byte
+                    total += readUpTo(c, buf, BUFFER - 1);  // to end of stream
+                    return total;
+                });
+                awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
+                c.write("a");
+                awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
+                c.write("0123456789");
+                c.shutdownPeerOutput();
+                int total = reader.join("the reader to see end of stream after 11 bytes"
+                        + " (iteration " + i + " of " + iterations + ")");
+                assertEquals(11, total, "bytes read, iteration " + i);
+                if (state(c.fd()) == State.POLLED_CONDITION || state(c.fd()) == State.CONDITION)
+                    conditions++;
+            }
+        }
+        log("%s: %d of %d iterations ended with a condition state", api, conditions, iterations);
+        if (edgeTriggered())
+            assertTrue(conditions > 0, "no iteration saw the end of stream reported in an edge");
+    }
+
+    /**
+     * A read that fills its buffer does not end readiness: 3 * BUFFER bytes written at
+     * once are read with BUFFER-byte reads and no further edge.
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testFullReadsDoNotDrain(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                int total = 0;
+                while (total < 3 * BUFFER) {
+                    int n = c.read(buf, 0);
+                    if (n < 0)
+                        throw new AssertionError("end of stream after " + total + " bytes");
+                    total += n;
+                }
+                return total;
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x".repeat(3 * BUFFER));
+            assertEquals(3 * BUFFER, reader.join("the reader to read " + 3 * BUFFER
+                    + " bytes written at once, with " + BUFFER + "-byte reads"));
+        }
+    }
+
+    /**
+     * The edge that reports data and end of stream arrives after a read attempt
+     * returned EAGAIN and before the reader parks: the reader consumes it
+     * (POLLED_CONDITION), then its read returns the data short, stopped at the end
+     * of stream. The next read must not park. White box: the reader calls
+     * Poller.poll where a channel does after EAGAIN. Edge-triggered only.
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testEndOfStreamBeforePark(Api api) throws Exception {
+        if (!edgeTriggered())
+            return;
+        try (var c = Connection.open(api)) {
+            var firstRead = new AtomicInteger();
+            var go = new CountDownLatch(1);
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                int total = readUpTo(c, buf, 1);
+                firstRead.incrementAndGet();
+                go.await();
+                pollIn(c.fd(), 0);  // does not park: consumes the edge
+                total += readUpTo(c, buf, BUFFER - 1);
+                return total;
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("a");
+            await("the reader to read the first byte", () -> firstRead.get() == 1 || reader.isDone());
+            c.write("0123456789");
+            c.shutdownPeerOutput();
+            awaitState(c.fd(), State.POLLED_CONDITION, "the end of stream to be polled while nobody reads");
+            go.countDown();
+            assertEquals(11, reader.join("the reader to see end of stream after 11 bytes"));
+        }
+    }
+
+    /**
+     * Data, then a reset: the reader gets the data (or the reset at once), then the
+     * reset; it never parks with the reset pending (iterations: et.iterations, 300).
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testResetWithData(Api api) throws Exception {
+        int iterations = iterations(300);
+        for (int i = 0; i < iterations; i++) {
+            try (var c = Connection.open(api)) {
+                var firstRead = new AtomicInteger();
+                var reader = startVirtual("reader", () -> {
+                    byte[] buf = new byte[2 * BUFFER];
+                    int total = readUpTo(c, buf, 1);
+                    firstRead.incrementAndGet();
+                    total += readUpTo(c, buf, BUFFER - 1);
+                    return total;
+                });
+                awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
+                c.write("a");
+                awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
+                c.write("0123456789");
+                c.resetPeer();
+                Object outcome = reader.outcome("the reader to see the reset after the data"
+                        + " (iteration " + i + " of " + iterations + ")");
+                if (!(outcome instanceof IOException) && !(outcome instanceof Integer))
+                    fail("iteration " + i + ": unexpected outcome " + outcome);
+            }
+        }
+    }
+
+    /**
+     * Urgent data behind normal data: a read stops short at the urgent mark with
+     * more to read behind it. The reader must read it all (SO_OOBINLINE off: the
+     * urgent byte is dropped). Socket only (iterations: et.iterations, 300).
+     */
+    @Test
+    void testUrgentData() throws Exception {
+        int iterations = iterations(300);
+        for (int i = 0; i < iterations; i++) {
+            try (var c = Connection.open(Api.SOCKET)) {
+                var firstRead = new AtomicInteger();
+                var reader = startVirtual("reader", () -> {
+                    byte[] buf = new byte[2 * BUFFER];
+                    int total = readUpTo(c, buf, 1);
+                    firstRead.incrementAndGet();
+                    total += readUpTo(c, buf, 6);
+                    return new String(buf, 0, 6, StandardCharsets.US_ASCII) + "/" + total;
+                });
+                awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
+                c.write("a");
+                awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
+                c.write("abc");
+                c.socketPeer().sendUrgentData('U');
+                c.write("def");
+                String got = reader.join("the reader to read the 6 bytes around urgent data"
+                        + " (iteration " + i + " of " + iterations + ")");
+                assertEquals("abcdef/7", got, "iteration " + i);
+            }
+        }
+    }
+
+    /** A read of zero bytes returns at once, also after a short read. */
+    @Test
+    void testZeroLengthReadAfterShortRead() throws Exception {
+        try (var c = Connection.open(Api.CHANNEL)) {
+            var reader = startVirtual("reader", () -> {
+                assertEquals(1, c.read(new byte[2 * BUFFER], 0));
+                return c.channelReader().read(ByteBuffer.allocate(0));
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            assertEquals(0, reader.join("a zero-byte read after a short read to return"));
+        }
+    }
+
+    /**
+     * UNIX stream sockets: a read stops short at passed file descriptors, which no
+     * event reports, so their reads never park before reading.
+     */
+    @Test
+    void testUnixDomainReadsDoNotDrain() throws Exception {
+        var path = java.nio.file.Files.createTempDirectory("short-reads").resolve("sock");
+        var address = java.net.UnixDomainSocketAddress.of(path);
+        try (var ul = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            ul.bind(address);
+            try (var client = SocketChannel.open(address); var server = ul.accept()) {
+                long before = drainedParks();
+                var done = new AtomicInteger();
+                var reader = startVirtual("reader", () -> {
+                    for (int i = 0; i < 10; i++) {
+                        if (server.read(ByteBuffer.allocate(BUFFER)) != 1)
+                            throw new AssertionError("round " + i);
+                        done.incrementAndGet();
+                    }
+                    return null;
+                });
+                for (int i = 0; i < 10; i++) {
+                    int round = i;
+                    await(() -> "the reader to complete " + round + " reads", () -> done.get() >= round || reader.isDone());
+                    awaitParked(reader.thread(), fdVal(server), "the reader to park, round " + i);
+                    client.write(ByteBuffer.wrap(new byte[1]));
+                }
+                reader.join("the reader of a UNIX socket to read 10 bytes");
+                assertEquals(before, drainedParks(), "parks before reading on a UNIX socket");
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(path);
+            java.nio.file.Files.deleteIfExists(path.getParent());
+        }
+    }
+
+    /** Shutting the input down wakes a reader parked before reading: end of stream. */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testShutdownInputWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            var firstRead = new AtomicInteger();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                assertEquals(1, c.read(buf, 0));
+                firstRead.incrementAndGet();
+                return c.read(buf, 0);
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
+            if (edgeTriggered())
+                assertEquals(before + 1, drainedParks(), "parks before reading");
+            if (api == Api.CHANNEL) c.channelReader().shutdownInput(); else c.socketReader().shutdownInput();
+            assertEquals(-1, reader.join("the reader to see end of stream when its input is shut down"));
+        }
+    }
+
+    /** A timed read that parks before reading times out, and the next read gets data. */
+    @Test
+    void testTimeoutWhileParkedBeforeReading() throws Exception {
+        try (var c = Connection.open(Api.SOCKET)) {
+            c.socketReader().setSoTimeout(100);
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                assertEquals(1, c.read(buf, 0));
+                assertThrows(SocketTimeoutException.class, () -> c.read(buf, 0));
+                c.socketReader().setSoTimeout(0);
+                return c.read(buf, 0);
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            // the timed read parks (from DRAINED), times out, then the untimed read parks
+            await("the untimed read to park", () -> !reader.isDone()
+                    && reader.thread().getState() == Thread.State.WAITING
+                    && (!edgeTriggered() || rawState(c.fd()) == reader.thread()));
+            c.write("yz");
+            assertEquals(2, reader.join("the read after the timeout"));
+        }
+    }
+
+    /** Closing the socket wakes a reader parked before reading. */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testCloseWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            var firstRead = new AtomicInteger();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                assertEquals(1, c.read(buf, 0));
+                firstRead.incrementAndGet();
+                return c.read(buf, 0);
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
+            if (edgeTriggered())
+                assertEquals(before + 1, drainedParks(), "parks before reading");
+            c.closeReader();
+            Object outcome = reader.outcome("the reader to wake when its socket is closed");
+            assertTrue(outcome instanceof IOException, "outcome: " + outcome);
+        }
+    }
+
+    /** Interrupting a reader parked before reading wakes it. */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testInterruptWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            var firstRead = new AtomicInteger();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                assertEquals(1, c.read(buf, 0));
+                firstRead.incrementAndGet();
+                return c.read(buf, 0);
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
+            if (edgeTriggered())
+                assertEquals(before + 1, drainedParks(), "parks before reading");
+            reader.thread().interrupt();
+            Object outcome = reader.outcome("the reader to wake when interrupted");
+            if (api == Api.CHANNEL) {
+                assertTrue(outcome instanceof ClosedByInterruptException, "outcome: " + outcome);
+            } else {
+                assertTrue(outcome instanceof SocketException, "outcome: " + outcome);
+            }
+        }
+    }
+}
