@@ -162,8 +162,9 @@ class EdgeTriggeredSocketOps {
     enum Eof { FIN_ONLY, DATA_SHUTDOWN_OUTPUT, DATA_CLOSE }
 
     /**
-     * Hazard 8: data followed by FIN arriving while nobody waits. The next reads
-     * return the data, then -1, without hanging.
+     * Hazard 8: data followed by FIN arriving while nobody waits (the event reports
+     * EPOLLRDHUP: POLLED_CONDITION). The next reads return the data, then -1,
+     * without hanging.
      */
     @ParameterizedTest
     @EnumSource(Eof.class)
@@ -180,7 +181,7 @@ class EdgeTriggeredSocketOps {
                 pair.client().shutdownOutput();
             }
             if (edgeTriggered())
-                awaitState(fd, State.POLLED, "data and FIN to arrive while nobody waits");
+                awaitState(fd, State.POLLED_CONDITION, "data and FIN to arrive while nobody waits");
             InputStream in = pair.server().getInputStream();
             for (byte b : data)
                 assertEquals(b, readInVirtual(in, "read of data before FIN"));
@@ -206,7 +207,7 @@ class EdgeTriggeredSocketOps {
                 peer.getOutputStream().write("abc".getBytes("ISO-8859-1"));
             peer.close();  // RST
             if (edgeTriggered())
-                awaitState(fd, State.POLLED, "RST to arrive while nobody waits");
+                awaitState(fd, State.POLLED_CONDITION, "RST to arrive while nobody waits");
             InputStream in = pair.server().getInputStream();
             var reader = startVirtual("reader", () -> {
                 StringBuilder sb = new StringBuilder();

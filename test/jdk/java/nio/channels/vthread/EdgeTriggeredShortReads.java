@@ -194,6 +194,48 @@ class EdgeTriggeredShortReads {
     }
 
     /**
+     * Starts a reader that reads a first byte, then to the end of stream, and waits
+     * until it has read a first byte "a" and parks again.
+     * @return the reader, whose result is the number of bytes it read
+     */
+    private static VTask<Integer> startReadingToTheEnd(Connection c, String when) throws Exception {
+        var firstRead = new AtomicInteger();
+        var reader = startVirtual("reader", () -> {
+            byte[] buf = new byte[2 * BUFFER];
+            int total = readUpTo(c, buf, 1);
+            firstRead.incrementAndGet();
+            total += readUpTo(c, buf, BUFFER - 1);
+            return total;
+        });
+        awaitParked(reader.thread(), c.fd(), "the reader to park, " + when);
+        c.write("a");
+        awaitRead(reader, firstRead, 1, c.fd(), when);
+        return reader;
+    }
+
+    /**
+     * Starts a reader that reads one byte (a short read) and then reads again, and
+     * waits until that second read parks (before reading, if edge-triggered).
+     * @return the reader, whose result is that of its second read
+     */
+    private static VTask<Integer> startParkedBeforeReading(Connection c) throws Exception {
+        long before = drainedParks();
+        var firstRead = new AtomicInteger();
+        var reader = startVirtual("reader", () -> {
+            byte[] buf = new byte[2 * BUFFER];
+            assertEquals(1, c.read(buf, 0));
+            firstRead.incrementAndGet();
+            return c.read(buf, 0);
+        });
+        awaitParked(reader.thread(), c.fd(), "the reader to park");
+        c.write("x");
+        awaitRead(reader, firstRead, 1, c.fd(), "the second read");
+        if (edgeTriggered())
+            assertEquals(before + 1, drainedParks(), "parks before reading");
+        return reader;
+    }
+
+    /**
      * Reads into buf until the reader has {@code expected} bytes or end of stream.
      * @return the number of bytes read
      */
@@ -258,17 +300,7 @@ class EdgeTriggeredShortReads {
         int conditions = 0;
         for (int i = 0; i < iterations; i++) {
             try (var c = Connection.open(api)) {
-                var firstRead = new AtomicInteger();
-                var reader = startVirtual("reader", () -> {
-                    byte[] buf = new byte[2 * BUFFER];
-                    int total = readUpTo(c, buf, 1);
-                    firstRead.incrementAndGet();     // the first byte
-                    total += readUpTo(c, buf, BUFFER - 1);  // to end of stream
-                    return total;
-                });
-                awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
-                c.write("a");
-                awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
+                var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.shutdownPeerOutput();
                 int total = reader.join("the reader to see end of stream after 11 bytes"
@@ -354,17 +386,7 @@ class EdgeTriggeredShortReads {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
             try (var c = Connection.open(api)) {
-                var firstRead = new AtomicInteger();
-                var reader = startVirtual("reader", () -> {
-                    byte[] buf = new byte[2 * BUFFER];
-                    int total = readUpTo(c, buf, 1);
-                    firstRead.incrementAndGet();
-                    total += readUpTo(c, buf, BUFFER - 1);
-                    return total;
-                });
-                awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
-                c.write("a");
-                awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
+                var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.resetPeer();
                 Object outcome = reader.outcome("the reader to see the reset after the data"
@@ -461,19 +483,7 @@ class EdgeTriggeredShortReads {
     @EnumSource(Api.class)
     void testShutdownInputWhileParkedBeforeReading(Api api) throws Exception {
         try (var c = Connection.open(api)) {
-            long before = drainedParks();
-            var firstRead = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[2 * BUFFER];
-                assertEquals(1, c.read(buf, 0));
-                firstRead.incrementAndGet();
-                return c.read(buf, 0);
-            });
-            awaitParked(reader.thread(), c.fd(), "the reader to park");
-            c.write("x");
-            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
-            if (edgeTriggered())
-                assertEquals(before + 1, drainedParks(), "parks before reading");
+            var reader = startParkedBeforeReading(c);
             if (api == Api.CHANNEL) c.channelReader().shutdownInput(); else c.socketReader().shutdownInput();
             assertEquals(-1, reader.join("the reader to see end of stream when its input is shut down"));
         }
@@ -507,19 +517,7 @@ class EdgeTriggeredShortReads {
     @EnumSource(Api.class)
     void testCloseWhileParkedBeforeReading(Api api) throws Exception {
         try (var c = Connection.open(api)) {
-            long before = drainedParks();
-            var firstRead = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[2 * BUFFER];
-                assertEquals(1, c.read(buf, 0));
-                firstRead.incrementAndGet();
-                return c.read(buf, 0);
-            });
-            awaitParked(reader.thread(), c.fd(), "the reader to park");
-            c.write("x");
-            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
-            if (edgeTriggered())
-                assertEquals(before + 1, drainedParks(), "parks before reading");
+            var reader = startParkedBeforeReading(c);
             c.closeReader();
             Object outcome = reader.outcome("the reader to wake when its socket is closed");
             assertTrue(outcome instanceof IOException, "outcome: " + outcome);
@@ -531,19 +529,7 @@ class EdgeTriggeredShortReads {
     @EnumSource(Api.class)
     void testInterruptWhileParkedBeforeReading(Api api) throws Exception {
         try (var c = Connection.open(api)) {
-            long before = drainedParks();
-            var firstRead = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[2 * BUFFER];
-                assertEquals(1, c.read(buf, 0));
-                firstRead.incrementAndGet();
-                return c.read(buf, 0);
-            });
-            awaitParked(reader.thread(), c.fd(), "the reader to park");
-            c.write("x");
-            awaitRead(reader, firstRead, 1, c.fd(), "the second read");
-            if (edgeTriggered())
-                assertEquals(before + 1, drainedParks(), "parks before reading");
+            var reader = startParkedBeforeReading(c);
             reader.thread().interrupt();
             Object outcome = reader.outcome("the reader to wake when interrupted");
             if (api == Api.CHANNEL) {
