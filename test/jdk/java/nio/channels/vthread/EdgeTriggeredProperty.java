@@ -24,10 +24,11 @@
  *     first line of jcmd Thread.vthread_pollers; a bad value is one error naming
  *     the property, where the pollers start, and platform-thread I/O is unaffected;
  *     only edge-triggered read pollers keep and print counters; the same for
- *     jdk.pollerSpinMicros (mode 4)
+ *     jdk.pollerSpinMicros (mode 4); short reads on platform threads do not
+ *     initialize Poller
  * @requires os.family == "linux"
  * @library /test/lib
- * @modules java.base/sun.nio.ch:+open
+ * @modules java.base/sun.nio.ch:+open java.base/jdk.internal.misc
  * @run junit/timeout=600 EdgeTriggeredProperty
  */
 
@@ -62,6 +63,10 @@ class EdgeTriggeredProperty {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("platform-io")) {
             platformIoAroundVirtualRead();
+            return;
+        }
+        if (args.length > 0 && args[0].equals("platform-short-reads")) {
+            platformShortReads();
             return;
         }
         var loopback = InetAddress.getLoopbackAddress();
@@ -176,6 +181,53 @@ class EdgeTriggeredProperty {
             }
         }
         System.out.println("platform I/O " + when + ": ok");
+    }
+
+    /**
+     * Child: short reads of Sockets (untimed and timed) and blocking SocketChannels on
+     * platform threads, then closes; prints "Poller initialized: <true|false>".
+     */
+    private static void platformShortReads() throws Exception {
+        var loopback = InetAddress.getLoopbackAddress();
+        try (var listener = new java.net.ServerSocket(0, 10, loopback)) {
+            for (int timeout : new int[] { 0, 60_000 }) {
+                try (var s1 = new java.net.Socket(loopback, listener.getLocalPort());
+                     var s2 = listener.accept()) {
+                    s1.setSoTimeout(timeout);
+                    s2.getOutputStream().write(new byte[] { 1, 2 });
+                    byte[] buf = new byte[1024];
+                    int total = 0;
+                    while (total < 2) {
+                        total += s1.getInputStream().read(buf, total, buf.length - total);
+                    }
+                }
+            }
+        }
+        try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+             var sc1 = SocketChannel.open(listener.getLocalAddress());
+             var sc2 = listener.accept()) {
+            sc2.write(ByteBuffer.wrap(new byte[] { 1 }));
+            if (sc1.read(ByteBuffer.allocate(1024)) != 1)
+                throw new RuntimeException("platform-thread channel read failed");
+        }
+        Class<?> poller = Class.forName("sun.nio.ch.Poller", false, null);
+        boolean initialized = !jdk.internal.misc.Unsafe.getUnsafe().shouldBeInitialized(poller);
+        System.out.println("Poller initialized: " + initialized);
+    }
+
+    /**
+     * Short reads on platform threads do not initialize Poller (no edge-triggered
+     * registration exists, so the short-read bookkeeping is skipped), with neither
+     * property set, as in upstream, and with edge-triggered read pollers.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "unset", "2", "4" })
+    void testPlatformShortReadsLeavePollerUninitialized(String mode) throws Exception {
+        List<String> options = options(mode.equals("unset") ? null : mode, null);
+        options.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED");
+        OutputAnalyzer out = run(options, "platform-short-reads");
+        out.shouldHaveExitValue(0);
+        out.shouldContain("Poller initialized: false");
     }
 
     private static OutputAnalyzer run(List<String> options, String... args) throws Exception {

@@ -400,13 +400,14 @@ class EdgeTriggeredShortReads {
     /**
      * Urgent data behind normal data: a read stops short at the urgent mark with
      * more to read behind it. The reader must read it all (SO_OOBINLINE off: the
-     * urgent byte is dropped). Socket only (iterations: et.iterations, 300).
+     * urgent byte is dropped). Iterations: et.iterations, 300.
      */
-    @Test
-    void testUrgentData() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testUrgentData(Api api) throws Exception {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(Api.SOCKET)) {
+            try (var c = Connection.open(api)) {
                 var firstRead = new AtomicInteger();
                 var reader = startVirtual("reader", () -> {
                     byte[] buf = new byte[2 * BUFFER];
@@ -419,12 +420,102 @@ class EdgeTriggeredShortReads {
                 c.write("a");
                 awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
                 c.write("abc");
-                c.socketPeer().sendUrgentData('U');
+                Socket peer = (api == Api.CHANNEL) ? c.channelPeer().socket() : c.socketPeer();
+                peer.sendUrgentData('U');
                 c.write("def");
                 String got = reader.join("the reader to read the 6 bytes around urgent data"
                         + " (iteration " + i + " of " + iterations + ")");
                 assertEquals("abcdef/7", got, "iteration " + i);
             }
+        }
+    }
+
+    /**
+     * A platform thread reads between the reads of a virtual thread, once after a
+     * short read of the virtual thread (DRAINED) and once after its own short read:
+     * neither reader waits for data that is already there, nor misses data that
+     * comes later (ROUNDS rounds, two bytes each).
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testPlatformReadsBetweenVirtualReads(Api api) throws Exception {
+        final int rounds = 20;
+        try (var c = Connection.open(api)) {
+            for (int i = 0; i < rounds; i++) {
+                var virtualRead = startVirtual("virtual reader", () -> readByte(c));
+                awaitParked(virtualRead.thread(), c.fd(), "the virtual reader to park, round " + i);
+                c.write("v");
+                assertEquals('v', virtualRead.join("the virtual thread's read, round " + i));
+                // a platform thread reading a socket that a virtual thread has read
+                // waits in Net.poll, not in the poller
+                var platformRead = startPlatform("platform reader", () -> readByte(c));
+                awaitInNetPoll(platformRead.thread(), "the platform reader to wait, round " + i);
+                c.write("p");
+                assertEquals('p', platformRead.join("the platform thread's read, round " + i));
+            }
+        }
+    }
+
+    /** One BUFFER-byte read that must return exactly one byte. */
+    private static char readByte(Connection c) throws IOException {
+        byte[] buf = new byte[2 * BUFFER];
+        int n = c.read(buf, 0);
+        if (n != 1)
+            throw new AssertionError("read returned " + n + " where one byte was written");
+        return (char) buf[0];
+    }
+
+    /**
+     * A channel read short in blocking mode (DRAINED) is switched to non-blocking mode
+     * and a Selector, then back: a non-blocking read never parks (it returns 0 at
+     * once), data that arrives while it is registered with the Selector is selected
+     * and read, and a blocking read afterwards gets data already queued at the switch,
+     * then parks and gets data that comes later.
+     */
+    @Test
+    void testSelectorBetweenBlockingReads() throws Exception {
+        try (var c = Connection.open(Api.CHANNEL); var selector = java.nio.channels.Selector.open()) {
+            SocketChannel sc = c.channelReader();
+            var task = startVirtual("reader", () -> {
+                assertEquals(1, c.read(new byte[2 * BUFFER], 0));
+                sc.configureBlocking(false);
+                assertEquals(0, sc.read(ByteBuffer.allocate(BUFFER)),
+                        "a non-blocking read after a short blocking read");
+                return null;
+            });
+            awaitParked(task.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            task.join("a non-blocking read after a short blocking read to return 0 at once");
+
+            var key = sc.register(selector, java.nio.channels.SelectionKey.OP_READ);
+            c.write("ab");
+            task = startVirtual("selector", () -> {
+                assertEquals(1, selector.select());
+                ByteBuffer bb = ByteBuffer.allocate(BUFFER);
+                assertEquals(2, sc.read(bb), "non-blocking read of the selected channel");
+                assertEquals(0, sc.read(bb.clear()), "a second non-blocking read");
+                return null;
+            });
+            task.join("the Selector to select the channel and the reads to return");
+            c.write("cd");  // queued while the channel is still non-blocking
+            key.cancel();
+            selector.selectNow();
+            sc.configureBlocking(true);
+
+            var reader = startVirtual("blocking reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                int n = c.read(buf, 0);
+                return new String(buf, 0, n, StandardCharsets.US_ASCII);
+            });
+            assertEquals("cd", reader.join("a blocking read to return data queued before it"));
+            reader = startVirtual("blocking reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                int n = c.read(buf, 0);
+                return new String(buf, 0, n, StandardCharsets.US_ASCII);
+            });
+            awaitParked(reader.thread(), c.fd(), "the blocking reader to park");
+            c.write("e");
+            assertEquals("e", reader.join("a blocking read after the Selector to get new data"));
         }
     }
 
