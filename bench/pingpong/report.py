@@ -29,7 +29,7 @@ def counts_timed_part(cfg):
 
 
 def load_run(raw, d, cfg):
-    windowed = cfg["cell"] in ("waiting-client", "compute") or counts_timed_part(cfg)
+    windowed = cfg["cell"] in ("waiting-client", "compute", "bulk") or counts_timed_part(cfg)
     out = {}
     with open(os.path.join(d, "out.log"), encoding="utf-8") as f:
         for line in f:
@@ -39,6 +39,8 @@ def load_run(raw, d, cfg):
         ops, rate, secs = float(out["requests"]), float(out["requests/s"]), float(out["seconds"])
     elif cfg["cell"] == "compute":
         ops, rate, secs = float(out["tasks"]), float(out["tasks/s"]), float(out["seconds"])
+    elif cfg["cell"] == "bulk":
+        ops, rate, secs = float(out["MiB"]), float(out["MiB/s"]), float(out["seconds"])
     else:
         ops, rate = float(out["round trips"]), float(out["round trips/s"])
         secs = ops / rate if rate else float("nan")
@@ -51,6 +53,8 @@ def load_run(raw, d, cfg):
         r[k + "_per_op"] = perf[ev] / ops
     r["cpu_us_per_op"] = perf["task-clock"] * 1000.0 / ops
     r["cpu_util"] = perf["task-clock"] / 1000.0 / secs if windowed else float("nan")
+    r["cpu_ms_per_op"] = perf["task-clock"] / ops
+    r["read_bytes"] = ops * 1048576.0 / perf["syscalls:sys_enter_read"] if perf["syscalls:sys_enter_read"] else float("nan")
     return r
 
 
@@ -84,6 +88,11 @@ def metrics(cfg):
     if cfg["cell"] == "waiting-client":
         m = [(k, t.replace("/op", "/request").replace("ops/s", "requests/s"), f) for k, t, f in METRICS]
         return m + [("cpu_util", "client CPU (cores)", R.fmt)]
+    if cfg["cell"] == "bulk":
+        m = [(k, t.replace("µs/op", "ms/MiB").replace("/op", "/MiB").replace("ops/s", "MiB/s"), f)
+             for k, t, f in METRICS]
+        m = [("cpu_ms_per_op", t, f) if k == "cpu_us_per_op" else (k, t, f) for k, t, f in m]
+        return m + [("read_bytes", "bytes/read", R.fmt), ("cpu_util", "client CPU (cores)", R.fmt)]
     if cfg["cell"] == "compute":
         m = [(k, t.replace("/op", "/task").replace("ops/s", "tasks/s"), f) for k, t, f in METRICS
              if k in ("rate", "cpu_us_per_op", "cs_per_op", "epoll_wait_per_op", "syscalls_per_op")]
@@ -106,12 +115,15 @@ def page(cfg, meta, variants, runs, out):
     names = [v["name"] for v in variants]
     waiting = cfg["cell"] == "waiting-client"
     compute = cfg["cell"] == "compute"
+    bulk = cfg["cell"] == "bulk"
     npairs = R.pair_count(runs, names)
     stem = os.path.splitext(os.path.basename(out))[0] if out else "results"
     if waiting:
         title = "Waiting client: syscalls and CPU per request, " + " vs ".join(names)
     elif compute:
         title = "No I/O: CPU-bound virtual threads, " + " vs ".join(names)
+    elif bulk:
+        title = "Bulk reads: syscalls and CPU per MiB read, " + " vs ".join(names)
     else:
         title = "Ping-pong: syscalls and CPU per round trip, " + " vs ".join(names)
     L = R.header_lines(meta, title, "bench/pingpong/syscalls-per-round-trip.sh", npairs,
@@ -137,6 +149,19 @@ def page(cfg, meta, variants, runs, out):
                  "near 1.0 the client never idled (too many clients for the delay; lower "
                  "`--clients` or raise `--delay-us`), and context switches per request show how "
                  "often it did.")
+    elif bulk:
+        L.append(f"- The JVM under test runs `BulkReader` pinned to CPU {cfg['client_cpu']} "
+                 f"(`taskset`, so the virtual-thread scheduler has parallelism 1): {cfg['clients']} "
+                 "virtual thread(s), each with a `java.net.Socket`, read with "
+                 f"{cfg['read_buffer']}-byte reads.")
+        L.append(f"- The peer (`BulkPeer.java`, source launcher on `{cfg['peer_version']}`, CPU "
+                 f"{cfg['peer_cpu']}) streams to every connection with {cfg['chunk']}-byte writes, "
+                 "a platform thread per connection. Its CPU is not measured.")
+        L.append(f"- `perf stat -e {cfg['events']}` runs the reader JVM with its counters off; the "
+                 f"reader switches them on after {cfg['warmup']} s of warmup and off after "
+                 f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "
+                 "MiB read in that window (*bytes/read* = bytes ÷ `read` calls of the process). "
+                 "*client CPU (cores)* = task-clock ÷ window.")
     elif compute:
         L.append(f"- `ComputeTasks.java`: {cfg['roots']} driver virtual threads each run fork/join "
                  f"trees of depth {cfg['depth']}, one after another: a node starts a virtual thread "
@@ -194,6 +219,7 @@ def page(cfg, meta, variants, runs, out):
 
 CSV_FIELDS = (["pair", "variant", "ops", "seconds", "rate", "cpu_us_per_op", "cpu_util"]
               + [k + "_per_op" for k in EVENTS.values()] + list(EVENTS.values())
+              + ["cpu_ms_per_op", "read_bytes"]
               + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "machine_busy"])
 
 

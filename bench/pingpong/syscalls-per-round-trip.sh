@@ -13,6 +13,9 @@
 #    counts the client JVM over the measured window only.
 #  - compute (--compute): ComputeTasks.java, fork/join trees of CPU-bound
 #    virtual threads and no I/O at all; perf counts the measured window only.
+#  - bulk (--bulk): the JVM under test on one CPU, N virtual threads reading
+#    what BulkPeer.java streams to them from its own process on the other CPU;
+#    counts per MiB read, over the measured window only.
 # Old usage still works: syscalls-per-round-trip.sh JDK [pairs] [clients]
 # [roundTripsPerClient] [extra JVM options...]. --help lists the options.
 set -euo pipefail
@@ -32,6 +35,7 @@ Usage: bench/pingpong/syscalls-per-round-trip.sh [options] JDK [pairs] [clients]
        bench/pingpong/syscalls-per-round-trip.sh --jdk DIR [options]
        bench/pingpong/waiting-client.sh --jdk DIR [options]    (= --waiting-client)
        bench/pingpong/syscalls-per-round-trip.sh --compute --jdk DIR [options]
+       bench/pingpong/syscalls-per-round-trip.sh --bulk --jdk DIR [options]
 
 Options (defaults in brackets):
   --jdk DIR              JDK under test (or the first positional argument)
@@ -62,7 +66,8 @@ Options (defaults in brackets):
     --size N             request bytes (reply: 1 byte) [1]
     --read-buffer N      the client reads through a BufferedInputStream of N
                          bytes, as client libraries do (its reads of the reply
-                         are then short); 0: one-byte reads [0]
+                         are then short); 0: one-byte reads [0]; in the bulk
+                         cell: the size of every read [8192]
     --warmup S           seconds before counting [3]
     --duration S         counted seconds [10]
     --peer-jdk DIR       JDK for DelayPeer, and for the echo server of
@@ -76,6 +81,12 @@ Options (defaults in brackets):
     --roots N            trees run at the same time [4]
     --depth N            tree depth: 2^N leaf tasks per tree [10]
     --leaf-iters N       hash steps per leaf task [5000]
+  --bulk                 the bulk cell: --clients virtual threads [1 here], each
+                         with its own java.net.Socket, read with --read-buffer-byte
+                         reads what the peer (BulkPeer.java) streams; with
+                         --warmup, --duration, --peer-jdk, --client-cpu,
+                         --peer-cpu, and:
+    --chunk N            bytes of each of the peer's writes [1024]
   -h, --help             this text
 
 Raw runs (perf CSV, program output) go to build/bench/pingpong/<UTC timestamp>/.
@@ -83,7 +94,8 @@ The load guard (bench/README.md) runs before the first run and between runs.
 EOF
 }
 
-jdk="" pairs=5 clients=100 rt=10000 warmup_rt=0 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 echo_peer=jvm
+jdk="" pairs=5 clients=100 rt=10000 warmup_rt=0 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 bulk=0 echo_peer=jvm
+clients_given=0 read_buffer_given=0 chunk=1024 chunk_given=0
 roots=4 depth=10 leaf_iters=5000
 delay_us=50 delay_dist=fixed size=1 read_buffer=0 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
@@ -104,7 +116,7 @@ while [[ $# -gt 0 ]]; do
       [[ $2 =~ ^[A-Za-z][A-Za-z0-9_-]*=. ]] || die "--variant-jdk needs NAME=DIR, got '$2'"
       vjdk[${2%%=*}]=${2#*=}; shift 2 ;;
     --pairs) need "$@"; pairs=$2; shift 2 ;;
-    --clients) need "$@"; clients=$2; shift 2 ;;
+    --clients) need "$@"; clients=$2; clients_given=1; shift 2 ;;
     --round-trips) need "$@"; rt=$2; shift 2 ;;
     --warmup-round-trips) need "$@"; warmup_rt=$2; shift 2 ;;
     --echo-peer) need "$@"; echo_peer=$2; shift 2 ;;
@@ -113,13 +125,15 @@ while [[ $# -gt 0 ]]; do
     --allow-busy) allow_busy=1; shift ;;
     --waiting-client) waiting=1; shift ;;
     --compute) compute=1; shift ;;
+    --bulk) bulk=1; shift ;;
     --roots) need "$@"; roots=$2; shift 2 ;;
     --depth) need "$@"; depth=$2; shift 2 ;;
     --leaf-iters) need "$@"; leaf_iters=$2; shift 2 ;;
     --delay-us) need "$@"; delay_us=$2; shift 2 ;;
     --delay-dist) need "$@"; delay_dist=$2; shift 2 ;;
     --size) need "$@"; size=$2; shift 2 ;;
-    --read-buffer) need "$@"; read_buffer=$2; shift 2 ;;
+    --read-buffer) need "$@"; read_buffer=$2; read_buffer_given=1; shift 2 ;;
+    --chunk) need "$@"; chunk=$2; chunk_given=1; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --duration) need "$@"; duration=$2; shift 2 ;;
     --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
@@ -141,21 +155,27 @@ jvm_args+=("$@")
 [[ -n $jdk ]] || { usage >&2; die "the JDK under test is required (--jdk DIR or the first argument)"; }
 isint() { [[ $1 =~ ^[0-9]+$ ]]; }
 isnum() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
-for v in pairs clients rt delay_us size read_buffer client_cpu peer_cpu roots depth leaf_iters; do
+for v in pairs clients rt delay_us size read_buffer chunk client_cpu peer_cpu roots depth leaf_iters; do
   isint "${!v}" || die "${v//_/-} must be a whole number, got '${!v}'"
 done
 isint "$warmup_rt" || die "--warmup-round-trips must be a whole number of round trips per client, got '$warmup_rt'"
 warmup_rt=$((10#$warmup_rt))
-(( warmup_rt == 0 )) || (( !waiting && !compute )) || die "--warmup-round-trips is an option of the ping-pong cell (the others take --warmup S)"
+(( warmup_rt == 0 )) || (( !waiting && !compute && !bulk )) || die "--warmup-round-trips is an option of the ping-pong cell (the others take --warmup S)"
 [[ $delay_dist == fixed || $delay_dist == exp ]] || die "--delay-dist must be fixed or exp, got '$delay_dist'"
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
 (( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 && roots >= 1 && leaf_iters >= 1 )) \
   || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
 (( depth <= 20 )) || die "--depth must be at most 20 (2^depth leaf tasks per tree), got $depth"
-(( waiting + compute <= 1 )) || die "--waiting-client and --compute are two cells: choose one"
+(( waiting + compute + bulk <= 1 )) || die "--waiting-client, --compute and --bulk are three cells: choose one"
 [[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
-[[ $echo_peer == jvm ]] || (( !waiting && !compute )) || die "--echo-peer is an option of the ping-pong cell only"
-(( read_buffer == 0 )) || (( waiting )) || die "--read-buffer is an option of the waiting-client cell only"
+[[ $echo_peer == jvm ]] || (( !waiting && !compute && !bulk )) || die "--echo-peer is an option of the ping-pong cell only"
+(( read_buffer == 0 )) || (( waiting || bulk )) || die "--read-buffer is an option of the waiting-client and bulk cells only"
+(( !chunk_given )) || (( bulk )) || die "--chunk is an option of the bulk cell only"
+if (( bulk )); then
+  (( clients_given )) || clients=1
+  (( read_buffer_given )) || read_buffer=8192
+  (( read_buffer >= 1 && chunk >= 1 )) || die "--read-buffer and --chunk must be at least 1 in the bulk cell"
+fi
 (( pairs >= 5 )) || say "warning: --pairs $pairs is below the 5 pairs the method asks for (../shared/perf/method.md)"
 if (( ${#vnames[@]} == 0 )); then
   vnames=(ONESHOT ET); vopts=("-Djdk.pollerEdgeTriggered=false" "-Djdk.pollerEdgeTriggered=true")
@@ -177,10 +197,10 @@ fi
 jdk=$(cd "$jdk" && pwd)
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 command -v python3 >/dev/null || die "python3 is missing (needed for the summary)"
-if (( waiting )) || [[ $echo_peer == process ]]; then
+if (( waiting || bulk )) || [[ $echo_peer == process ]]; then
   [[ -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
 fi
-if (( waiting )); then
+if (( waiting || bulk )); then
   command -v taskset >/dev/null || die "taskset not found (Debian package util-linux)"
   [[ $client_cpu != "$peer_cpu" ]] || die "--client-cpu and --peer-cpu must differ"
   for c in "$client_cpu" "$peer_cpu"; do
@@ -193,7 +213,7 @@ guard_check start "the first run"
 guard_lock
 trap 'guard_unlock' EXIT
 
-cell=pingpong; (( waiting )) && cell=waiting-client; (( compute )) && cell=compute
+cell=pingpong; (( waiting )) && cell=waiting-client; (( compute )) && cell=compute; (( bulk )) && cell=bulk
 raw=$TOP/build/bench/pingpong/$(date -u +%Y%m%dT%H%M%SZ)-$cell
 mkdir -p "$raw/classes" "$raw/runs"
 guard_log_to "$raw/guard.log"
@@ -205,6 +225,9 @@ if (( waiting )); then
 elif (( compute )); then
   "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/ComputeTasks.java" "$HERE/WaitingClient.java" \
     || die "javac ComputeTasks.java failed"
+elif (( bulk )); then
+  "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/BulkReader.java" "$HERE/WaitingClient.java" \
+    || die "javac BulkReader.java failed"
 else
   "$jdk/bin/javac" -nowarn -d "$raw/classes" "$HERE/PingPong.java" "$HERE/WaitingClient.java" || die "javac PingPong.java failed"
 fi
@@ -220,6 +243,10 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
   elif (( compute )); then
     echo "roots=$roots"; echo "depth=$depth"; echo "leaf_iters=$leaf_iters"
     echo "warmup=$warmup"; echo "duration=$duration"
+  elif (( bulk )); then
+    echo "read_buffer=$read_buffer"; echo "chunk=$chunk"; echo "warmup=$warmup"; echo "duration=$duration"
+    echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
+    echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
   else
     echo "round_trips=$rt"; echo "warmup_round_trips=$warmup_rt"; echo "echo_peer=$echo_peer"
     [[ $echo_peer == jvm ]] || echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
@@ -251,6 +278,17 @@ run_one() {
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
       "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" WaitingClient --port "$BENCH_PEER_PORT" \
       --clients "$clients" --size "$size" --read-buffer "$read_buffer" --warmup-s "$warmup" --duration-s "$duration" \
+      --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
+    bench_stop_peer
+    rm -f "$dir/perf-ctl" "$dir/perf-ack"
+  elif (( bulk )); then
+    bench_start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/BulkPeer.java" \
+      --chunk "$chunk"
+    mkfifo "$dir/perf-ctl" "$dir/perf-ack"
+    taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
+      --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \
+      "$java" "${opts[@]}" "${jvm_args[@]}" -cp "$raw/classes" BulkReader --port "$BENCH_PEER_PORT" \
+      --readers "$clients" --read-buffer "$read_buffer" --warmup-s "$warmup" --duration-s "$duration" \
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     bench_stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"

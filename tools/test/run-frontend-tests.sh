@@ -423,7 +423,7 @@ if [ -x "$T25/bin/javac" ]; then
   fi
   expect_failure "waiting client: --delay-dist must be fixed or exp" "--delay-dist must be fixed or exp, got 'uniform'" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
-  expect_failure "pingpong: --waiting-client with --compute" "two cells: choose one" \
+  expect_failure "pingpong: --waiting-client with --compute" "three cells: choose one" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --waiting-client --compute
   expect_failure "pingpong: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'elsewhere'" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --echo-peer elsewhere
@@ -431,8 +431,16 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --echo-peer process
   expect_failure "waiting client: --read-buffer must be a number" "read-buffer must be a whole number, got '8k'" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --read-buffer 8k
-  expect_failure "pingpong: --read-buffer outside the waiting-client cell" "--read-buffer is an option of the waiting-client cell only" \
+  expect_failure "pingpong: --read-buffer outside the waiting-client and bulk cells" "--read-buffer is an option of the waiting-client and bulk cells only" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --read-buffer 8192
+  expect_failure "pingpong: --chunk outside the bulk cell" "--chunk is an option of the bulk cell only" \
+    "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --chunk 1024
+  expect_failure "bulk: --read-buffer 0" "--read-buffer and --chunk must be at least 1 in the bulk cell" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --jdk "$T25" --read-buffer 0
+  expect_failure "bulk: --chunk must be a number" "chunk must be a whole number, got '1k'" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --jdk "$T25" --chunk 1k
+  expect_failure "pingpong: --bulk with --waiting-client" "three cells: choose one" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --bulk --waiting-client
   expect_failure "pingpong: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number of round trips per client, got 'some'" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --warmup-round-trips some
   expect_failure "pingpong: --warmup-round-trips outside the ping-pong cell" "--warmup-round-trips is an option of the ping-pong cell" \
@@ -564,6 +572,14 @@ if [ -x "$T25/bin/javac" ]; then
       grep -q "ET ÷ ONESHOT" "$d/cpu.md" &&
       { echo "PASS: compute page: title, tasks/s and ratio row"; passed=$((passed + 1)); } ||
       { echo "FAIL: compute page $d/cpu.md lacks its title, tasks/s or the ratio row"; failed=$((failed + 1)); }
+    expect_success "bulk cell --allow-busy runs (2 variants, 1 pair)" \
+      "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --allow-busy --jdk "$T25" \
+      --pairs 1 --read-buffer 4096 --chunk 512 --warmup 0.5 --duration 1 --out "$d/bulk.md"
+    grep -q "Bulk reads: syscalls and CPU per MiB read" "$d/bulk.md" 2>/dev/null && grep -q "MiB/s" "$d/bulk.md" &&
+      grep -q "read with 4096-byte reads" "$d/bulk.md" && grep -q "512-byte writes" "$d/bulk.md" &&
+      grep -q "ET ÷ ONESHOT" "$d/bulk.md" && ! pgrep -f "$d/bench/pingpong/BulkPeer.java" >/dev/null &&
+      { echo "PASS: bulk page: title, MiB/s, read and write sizes, ratio row; the peer is gone"; passed=$((passed + 1)); } ||
+      { echo "FAIL: bulk page $d/bulk.md lacks its title, MiB/s, the sizes or the ratio row, or BulkPeer.java still runs"; failed=$((failed + 1)); }
     expect_success "pingpong runs on a quiet machine, three variants" \
       "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 \
       --round-trips 20 --variant A=-Da=1 --variant B=-Db=1 --variant C=-Dc=1 --out "$d/quiet.md"
