@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -30,22 +31,10 @@ public class BulkReader {
     static final LongAdder bytes = new LongAdder(), reads = new LongAdder();
 
     public static void main(String[] args) throws Exception {
-        int port = -1, readers = 1, readBuffer = 8192;
-        double warmup = 3, duration = 10;
-        String ctl = null, ack = null;
-        for (int i = 0; i < args.length; i += 2) {
-            String v = args[i + 1];
-            switch (args[i]) {
-                case "--port" -> port = Integer.parseInt(v);
-                case "--readers" -> readers = Integer.parseInt(v);
-                case "--read-buffer" -> readBuffer = Integer.parseInt(v);
-                case "--warmup-s" -> warmup = Double.parseDouble(v);
-                case "--duration-s" -> duration = Double.parseDouble(v);
-                case "--perf-ctl" -> ctl = v;
-                case "--perf-ack" -> ack = v;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Map<String, String> opts = WaitingClient.options(args, "--port", "--readers", "--read-buffer");
+        int port = Integer.parseInt(opts.getOrDefault("--port", "-1"));
+        int readers = Integer.parseInt(opts.getOrDefault("--readers", "1"));
+        int readBuffer = Integer.parseInt(opts.getOrDefault("--read-buffer", "8192"));
         if (port < 0) throw new IllegalArgumentException("--port is required");
         var loopback = InetAddress.getLoopbackAddress();
         final int fport = port, fbuffer = readBuffer;
@@ -68,23 +57,10 @@ public class BulkReader {
                 }
             }));
         }
-        Thread.sleep((long) (warmup * 1000));
-        var perf = ctl == null ? null : new WaitingClient.Perf(ctl, ack);
-        if (perf != null) perf.command("enable");
-        counting = true;
-        long t0 = System.nanoTime();
-        Thread.sleep((long) (duration * 1000));
-        counting = false;
-        long t1 = System.nanoTime();
-        if (perf != null) perf.command("disable");
+        double secs = WaitingClient.countedWindow(opts, on -> counting = on);
         stop = true;
-        for (Thread t : threads) {
-            if (!t.join(java.time.Duration.ofSeconds(30))) {
-                System.err.println("reader did not stop in 30 s: " + t);
-                System.exit(1);
-            }
-        }
-        double secs = (t1 - t0) / 1e9, mib = bytes.sum() / 1048576.0;
+        WaitingClient.joinAll(threads, 30, "reader did not stop");
+        double mib = bytes.sum() / 1048576.0;
         System.out.printf("MiB: %.3f%nseconds: %.3f%nMiB/s: %.1f%nreads: %d%nbytes/read: %.0f%n",
                 mib, secs, mib / secs, reads.sum(), bytes.sum() / (double) Math.max(1, reads.sum()));
         System.exit(0);

@@ -9,6 +9,7 @@
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -30,22 +31,10 @@ public class ComputeTasks {
     static volatile long sink;
 
     public static void main(String[] args) throws Exception {
-        int roots = 4, depth = 10, leafIters = 5_000;
-        double warmup = 3, duration = 10;
-        String ctl = null, ack = null;
-        for (int i = 0; i < args.length; i += 2) {
-            String v = args[i + 1];
-            switch (args[i]) {
-                case "--roots" -> roots = Integer.parseInt(v);
-                case "--depth" -> depth = Integer.parseInt(v);
-                case "--leaf-iters" -> leafIters = Integer.parseInt(v);
-                case "--warmup-s" -> warmup = Double.parseDouble(v);
-                case "--duration-s" -> duration = Double.parseDouble(v);
-                case "--perf-ctl" -> ctl = v;
-                case "--perf-ack" -> ack = v;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Map<String, String> opts = WaitingClient.options(args, "--roots", "--depth", "--leaf-iters");
+        int roots = Integer.parseInt(opts.getOrDefault("--roots", "4"));
+        int depth = Integer.parseInt(opts.getOrDefault("--depth", "10"));
+        int leafIters = Integer.parseInt(opts.getOrDefault("--leaf-iters", "5000"));
         final int fdepth = depth, fiters = leafIters;
         List<Thread> drivers = new ArrayList<>();
         for (int r = 0; r < roots; r++) {
@@ -60,24 +49,11 @@ public class ComputeTasks {
                 }
             }));
         }
-        Thread.sleep((long) (warmup * 1000));
-        WaitingClient.Perf perf = ctl == null ? null : new WaitingClient.Perf(ctl, ack);
-        if (perf != null) perf.command("enable");
-        long n0 = leaves.sum();
-        long t0 = System.nanoTime();
-        Thread.sleep((long) (duration * 1000));
-        long n1 = leaves.sum();
-        long t1 = System.nanoTime();
-        if (perf != null) perf.command("disable");
+        long[] leavesAt = new long[2];  // at the window's start and end
+        double secs = WaitingClient.countedWindow(opts, on -> leavesAt[on ? 0 : 1] = leaves.sum());
         stop = true;
-        for (Thread t : drivers) {
-            if (!t.join(java.time.Duration.ofSeconds(60))) {
-                System.err.println("driver did not finish its tree in 60 s: " + t);
-                System.exit(1);
-            }
-        }
-        double secs = (t1 - t0) / 1e9;
-        long n = n1 - n0;
+        WaitingClient.joinAll(drivers, 60, "driver did not finish its tree");
+        long n = leavesAt[1] - leavesAt[0];
         System.out.printf("tasks: %d%nseconds: %.3f%ntasks/s: %.0f%n", n, secs, n / secs);
         System.exit(0);
     }

@@ -17,8 +17,13 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The "waiting client": CLIENTS virtual threads, each with its own
@@ -38,23 +43,11 @@ public class WaitingClient {
     static final LongAdder done = new LongAdder();
 
     public static void main(String[] args) throws Exception {
-        int port = -1, clients = 100, size = 1, readBuffer = 0;
-        double warmup = 3, duration = 10;
-        String ctl = null, ack = null;
-        for (int i = 0; i < args.length; i += 2) {
-            String v = args[i + 1];
-            switch (args[i]) {
-                case "--port" -> port = Integer.parseInt(v);
-                case "--clients" -> clients = Integer.parseInt(v);
-                case "--size" -> size = Integer.parseInt(v);
-                case "--read-buffer" -> readBuffer = Integer.parseInt(v);
-                case "--warmup-s" -> warmup = Double.parseDouble(v);
-                case "--duration-s" -> duration = Double.parseDouble(v);
-                case "--perf-ctl" -> ctl = v;
-                case "--perf-ack" -> ack = v;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Map<String, String> opts = options(args, "--port", "--clients", "--size", "--read-buffer");
+        int port = Integer.parseInt(opts.getOrDefault("--port", "-1"));
+        int clients = Integer.parseInt(opts.getOrDefault("--clients", "100"));
+        int size = Integer.parseInt(opts.getOrDefault("--size", "1"));
+        int readBuffer = Integer.parseInt(opts.getOrDefault("--read-buffer", "0"));
         if (port < 0) throw new IllegalArgumentException("--port is required");
         var loopback = InetAddress.getLoopbackAddress();
         final int fport = port;
@@ -80,26 +73,60 @@ public class WaitingClient {
                 }
             }));
         }
-        Thread.sleep((long) (warmup * 1000));
-        Perf perf = ctl == null ? null : new Perf(ctl, ack);
-        if (perf != null) perf.command("enable");
-        counting = true;
-        long t0 = System.nanoTime();
-        Thread.sleep((long) (duration * 1000));
-        counting = false;
-        long t1 = System.nanoTime();
-        if (perf != null) perf.command("disable");
+        double secs = countedWindow(opts, on -> counting = on);
         long n = done.sum();
         stop = true;
+        joinAll(threads, 30, "client did not stop");
+        System.out.printf("requests: %d%nseconds: %.3f%nrequests/s: %.0f%n", n, secs, n / secs);
+        System.exit(0);
+    }
+
+    /**
+     * Parses "--name value" pairs into a map. Every name must be one of names
+     * or of the counted window's: --warmup-s, --duration-s, --perf-ctl, --perf-ack.
+     */
+    static Map<String, String> options(String[] args, String... names) {
+        Set<String> known = new HashSet<>(List.of(names));
+        known.addAll(List.of("--warmup-s", "--duration-s", "--perf-ctl", "--perf-ack"));
+        Map<String, String> opts = new HashMap<>();
+        for (int i = 0; i < args.length; i += 2) {
+            if (!known.contains(args[i])) throw new IllegalArgumentException("unknown option " + args[i]);
+            if (i + 1 == args.length) throw new IllegalArgumentException(args[i] + " needs a value");
+            opts.put(args[i], args[i + 1]);
+        }
+        return opts;
+    }
+
+    /**
+     * The counted window (also used by BulkReader and ComputeTasks): sleeps
+     * --warmup-s seconds [3], switches perf on when --perf-ctl is given,
+     * calls mark(true), sleeps --duration-s seconds [10], calls mark(false)
+     * and switches perf off. Returns the window's length in seconds.
+     */
+    static double countedWindow(Map<String, String> opts, Consumer<Boolean> mark) throws Exception {
+        double warmup = Double.parseDouble(opts.getOrDefault("--warmup-s", "3"));
+        double duration = Double.parseDouble(opts.getOrDefault("--duration-s", "10"));
+        String ctl = opts.get("--perf-ctl");
+        Thread.sleep((long) (warmup * 1000));
+        Perf perf = ctl == null ? null : new Perf(ctl, opts.get("--perf-ack"));
+        if (perf != null) perf.command("enable");
+        mark.accept(true);
+        long t0 = System.nanoTime();
+        Thread.sleep((long) (duration * 1000));
+        mark.accept(false);
+        long t1 = System.nanoTime();
+        if (perf != null) perf.command("disable");
+        return (t1 - t0) / 1e9;
+    }
+
+    /** Waits up to seconds for each thread; exits with status 1 naming the first still running. */
+    static void joinAll(List<Thread> threads, int seconds, String what) throws InterruptedException {
         for (Thread t : threads) {
-            if (!t.join(java.time.Duration.ofSeconds(30))) {
-                System.err.println("client did not stop in 30 s: " + t);
+            if (!t.join(java.time.Duration.ofSeconds(seconds))) {
+                System.err.println(what + " in " + seconds + " s: " + t);
                 System.exit(1);
             }
         }
-        double secs = (t1 - t0) / 1e9;
-        System.out.printf("requests: %d%nseconds: %.3f%nrequests/s: %.0f%n", n, secs, n / secs);
-        System.exit(0);
     }
 
     /** perf stat --control fifo:CTL,ACK: write a command, wait for "ack". */
