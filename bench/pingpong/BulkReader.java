@@ -37,12 +37,11 @@ public class BulkReader {
         int readBuffer = Integer.parseInt(opts.getOrDefault("--read-buffer", "8192"));
         if (port < 0) throw new IllegalArgumentException("--port is required");
         var loopback = InetAddress.getLoopbackAddress();
-        final int fport = port, fbuffer = readBuffer;
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < readers; i++) {
             threads.add(Thread.ofVirtual().start(() -> {
-                byte[] buf = new byte[fbuffer];
-                try (Socket s = new Socket(loopback, fport); InputStream in = s.getInputStream()) {
+                byte[] buf = new byte[readBuffer];
+                try (Socket s = new Socket(loopback, port); InputStream in = s.getInputStream()) {
                     while (!stop) {
                         int n = in.read(buf);
                         if (n < 0) throw new RuntimeException("peer closed the connection");

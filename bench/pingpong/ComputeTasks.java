@@ -35,13 +35,12 @@ public class ComputeTasks {
         int roots = Integer.parseInt(opts.getOrDefault("--roots", "4"));
         int depth = Integer.parseInt(opts.getOrDefault("--depth", "10"));
         int leafIters = Integer.parseInt(opts.getOrDefault("--leaf-iters", "5000"));
-        final int fdepth = depth, fiters = leafIters;
         List<Thread> drivers = new ArrayList<>();
         for (int r = 0; r < roots; r++) {
             drivers.add(Thread.ofVirtual().start(() -> {
                 try {
                     while (!stop) {
-                        node(fdepth, fiters);
+                        node(depth, leafIters);
                     }
                 } catch (Throwable e) {
                     e.printStackTrace();

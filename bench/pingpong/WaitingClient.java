@@ -50,16 +50,14 @@ public class WaitingClient {
         int readBuffer = Integer.parseInt(opts.getOrDefault("--read-buffer", "0"));
         if (port < 0) throw new IllegalArgumentException("--port is required");
         var loopback = InetAddress.getLoopbackAddress();
-        final int fport = port;
         final byte[] request = new byte[size];
-        final int fbuffer = readBuffer;
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             threads.add(Thread.ofVirtual().start(() -> {
-                try (Socket s = new Socket(loopback, fport)) {
+                try (Socket s = new Socket(loopback, port)) {
                     s.setTcpNoDelay(true);
-                    InputStream in = (fbuffer > 0)
-                            ? new java.io.BufferedInputStream(s.getInputStream(), fbuffer)
+                    InputStream in = (readBuffer > 0)
+                            ? new java.io.BufferedInputStream(s.getInputStream(), readBuffer)
                             : s.getInputStream();
                     OutputStream out = s.getOutputStream();
                     while (!stop) {
