@@ -156,7 +156,11 @@ def page(cfg, meta, variants, runs, out):
                  f"{cfg['read_buffer']}-byte reads.")
         L.append(f"- The peer (`BulkPeer.java`, source launcher on `{cfg['peer_version']}`, CPU "
                  f"{cfg['peer_cpu']}) streams to every connection with {cfg['chunk']}-byte writes, "
-                 "a platform thread per connection. Its CPU is not measured.")
+                 "a platform thread per connection, "
+                 + (f"at {cfg['rate']} MiB/s per connection (it sleeps when ahead, so MiB/s is "
+                    "the peer's and CPU and counts per MiB are what to compare). "
+                    if float(cfg.get("rate", "0")) > 0 else "as fast as the connection takes them. ")
+                 + "Its CPU is not measured.")
         L.append(f"- `perf stat -e {cfg['events']}` runs the reader JVM with its counters off; the "
                  f"reader switches them on after {cfg['warmup']} s of warmup and off after "
                  f"{cfg['duration']} s (perf's control FIFO), and the counts are divided by the "

@@ -87,6 +87,9 @@ Options (defaults in brackets):
                          --warmup, --duration, --peer-jdk, --client-cpu,
                          --peer-cpu, and:
     --chunk N            bytes of each of the peer's writes [1024]
+    --rate MIBS          the peer writes at MIBS MiB/s per connection, so that a
+                         reader that keeps up finds the socket drained after every
+                         read; 0: as fast as the connection takes them [0]
   -h, --help             this text
 
 Raw runs (perf CSV, program output) go to build/bench/pingpong/<UTC timestamp>/.
@@ -95,7 +98,7 @@ EOF
 }
 
 jdk="" pairs=5 clients=100 rt=10000 warmup_rt=0 jvm_args=() out="" allow_busy=0 waiting=0 compute=0 bulk=0 echo_peer=jvm
-clients_given=0 read_buffer_given=0 chunk=1024 chunk_given=0
+clients_given=0 read_buffer_given=0 chunk=1024 chunk_given=0 rate=0 rate_given=0
 roots=4 depth=10 leaf_iters=5000
 delay_us=50 delay_dist=fixed size=1 read_buffer=0 warmup=3 duration=10 peer_jdk=/usr/lib/jvm/temurin-25-jdk-amd64 client_cpu=0 peer_cpu=1
 vnames=() vopts=()
@@ -134,6 +137,7 @@ while [[ $# -gt 0 ]]; do
     --size) need "$@"; size=$2; shift 2 ;;
     --read-buffer) need "$@"; read_buffer=$2; read_buffer_given=1; shift 2 ;;
     --chunk) need "$@"; chunk=$2; chunk_given=1; shift 2 ;;
+    --rate) need "$@"; rate=$2; rate_given=1; shift 2 ;;
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --duration) need "$@"; duration=$2; shift 2 ;;
     --peer-jdk) need "$@"; peer_jdk=$2; shift 2 ;;
@@ -162,6 +166,7 @@ isint "$warmup_rt" || die "--warmup-round-trips must be a whole number of round 
 warmup_rt=$((10#$warmup_rt))
 (( warmup_rt == 0 )) || (( !waiting && !compute && !bulk )) || die "--warmup-round-trips is an option of the ping-pong cell (the others take --warmup S)"
 [[ $delay_dist == fixed || $delay_dist == exp ]] || die "--delay-dist must be fixed or exp, got '$delay_dist'"
+isnum "$rate" || die "--rate must be a number of MiB/s per connection (0: unpaced), got '$rate'"
 for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seconds, got '${!v}'"; done
 (( pairs >= 1 && clients >= 1 && rt >= 1 && size >= 1 && roots >= 1 && leaf_iters >= 1 )) \
   || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
@@ -171,6 +176,7 @@ for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seco
 [[ $echo_peer == jvm ]] || (( !waiting && !compute && !bulk )) || die "--echo-peer is an option of the ping-pong cell only"
 (( read_buffer == 0 )) || (( waiting || bulk )) || die "--read-buffer is an option of the waiting-client and bulk cells only"
 (( !chunk_given )) || (( bulk )) || die "--chunk is an option of the bulk cell only"
+(( !rate_given )) || (( bulk )) || die "--rate is an option of the bulk cell only"
 if (( bulk )); then
   (( clients_given )) || clients=1
   (( read_buffer_given )) || read_buffer=8192
@@ -244,7 +250,7 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
     echo "roots=$roots"; echo "depth=$depth"; echo "leaf_iters=$leaf_iters"
     echo "warmup=$warmup"; echo "duration=$duration"
   elif (( bulk )); then
-    echo "read_buffer=$read_buffer"; echo "chunk=$chunk"; echo "warmup=$warmup"; echo "duration=$duration"
+    echo "read_buffer=$read_buffer"; echo "chunk=$chunk"; echo "rate=$rate"; echo "warmup=$warmup"; echo "duration=$duration"
     echo "peer_jdk=$peer_jdk"; echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
     echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"
   else
@@ -283,7 +289,7 @@ run_one() {
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   elif (( bulk )); then
     bench_start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/BulkPeer.java" \
-      --chunk "$chunk"
+      --chunk "$chunk" --rate "$rate"
     mkfifo "$dir/perf-ctl" "$dir/perf-ack"
     taskset -c "$client_cpu" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" -D -1 \
       --control "fifo:$dir/perf-ctl,$dir/perf-ack" -- \

@@ -439,6 +439,10 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --jdk "$T25" --read-buffer 0
   expect_failure "bulk: --chunk must be a number" "chunk must be a whole number, got '1k'" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --jdk "$T25" --chunk 1k
+  expect_failure "bulk: --rate must be a number" "--rate must be a number of MiB/s per connection \(0: unpaced\), got 'fast'" \
+    "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --jdk "$T25" --rate fast
+  expect_failure "pingpong: --rate outside the bulk cell" "--rate is an option of the bulk cell only" \
+    "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --rate 10
   expect_failure "pingpong: --bulk with --waiting-client" "three cells: choose one" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --bulk --waiting-client
   expect_failure "pingpong: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number of round trips per client, got 'some'" \
@@ -574,12 +578,13 @@ if [ -x "$T25/bin/javac" ]; then
       { echo "FAIL: compute page $d/cpu.md lacks its title, tasks/s or the ratio row"; failed=$((failed + 1)); }
     expect_success "bulk cell --allow-busy runs (2 variants, 1 pair)" \
       "${busy_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --bulk --allow-busy --jdk "$T25" \
-      --pairs 1 --read-buffer 4096 --chunk 512 --warmup 0.5 --duration 1 --out "$d/bulk.md"
+      --pairs 1 --read-buffer 4096 --chunk 512 --rate 5 --warmup 0.5 --duration 1 --out "$d/bulk.md"
     grep -q "Bulk reads: syscalls and CPU per MiB read" "$d/bulk.md" 2>/dev/null && grep -q "MiB/s" "$d/bulk.md" &&
       grep -q "read with 4096-byte reads" "$d/bulk.md" && grep -q "512-byte writes" "$d/bulk.md" &&
+      grep -q "at 5 MiB/s per connection" "$d/bulk.md" &&
       grep -q "ET ÷ ONESHOT" "$d/bulk.md" && ! pgrep -f "$d/bench/pingpong/BulkPeer.java" >/dev/null &&
-      { echo "PASS: bulk page: title, MiB/s, read and write sizes, ratio row; the peer is gone"; passed=$((passed + 1)); } ||
-      { echo "FAIL: bulk page $d/bulk.md lacks its title, MiB/s, the sizes or the ratio row, or BulkPeer.java still runs"; failed=$((failed + 1)); }
+      { echo "PASS: bulk page: title, MiB/s, read and write sizes, pace, ratio row; the peer is gone"; passed=$((passed + 1)); } ||
+      { echo "FAIL: bulk page $d/bulk.md lacks its title, MiB/s, the sizes, the pace or the ratio row, or BulkPeer.java still runs"; failed=$((failed + 1)); }
     expect_success "pingpong runs on a quiet machine, three variants" \
       "${quiet_env[@]}" "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --pairs 1 --clients 2 \
       --round-trips 20 --variant A=-Da=1 --variant B=-Db=1 --variant C=-Dc=1 --out "$d/quiet.md"
