@@ -53,6 +53,16 @@ LATENCY = """\
 | **MODE4 ÷ UPSTREAM** (per pair) | 0.800 [0.78–0.82] | 0.4 | 1.001 [0.9–1.2] | 0.5 | 0.8 | 0.70 | 0.75 |
 """
 
+WAITING_TEMPLATE = """\
+| variant | requests/s | CPU µs/request | context switches/request |
+|---|---:|---:|---:|
+| UPSTREAM | {up} | 30.0 | 2.00 |
+| ET2 | 33,000 | 29.0 | 0.50 |
+| MODE4 | 33,100 | 24.0 | 0.20 |
+| **ET2 ÷ UPSTREAM** (per pair) | 1.010 | 0.96 | 0.25 |
+| **MODE4 ÷ UPSTREAM** (per pair) | {ratio} | 0.80 | 0.10 |
+"""
+
 
 def verdicts(pages):
     with tempfile.TemporaryDirectory() as d:
@@ -110,6 +120,18 @@ class Verdicts(unittest.TestCase):
         share = v[("idle-10000", "share of a core over 60 s")]
         self.assertEqual(share[2], "no")  # 0.0130 - 0.0025 > 0.01
         self.assertEqual(v[("idle-0", "context switches over 60 s")][2], "no")  # 1.006 > 1.00
+
+    def test_peer_bound_rate(self):
+        # 100 clients, 3 ms mean delay: at most 33,333 requests/s; 1.15 x 32,500 is not reachable
+        # the same page where the peer leaves room (300 us: 333,333/s at most) is a plain miss
+        miss = WAITING_TEMPLATE.format(up="32,500", ratio="1.002")
+        met = WAITING_TEMPLATE.format(up="32,500", ratio="1.150")
+        v = verdicts({"waiting-100-exp3000": miss, "waiting-100-exp300": miss})
+        self.assertTrue(v[("waiting-100-exp3000", "requests/s")][2].startswith("peer-bound: the peer answers 33,333/s at most"),
+                        v[("waiting-100-exp3000", "requests/s")])
+        self.assertEqual(v[("waiting-100-exp300", "requests/s")][2], "no")
+        v = verdicts({"waiting-100-exp3000": met})
+        self.assertEqual(v[("waiting-100-exp3000", "requests/s")][2], "**yes**")
 
     def test_missing_cell_is_not_run(self):
         v = verdicts({})
