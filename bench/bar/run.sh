@@ -26,10 +26,9 @@ Options (defaults in brackets):
   --pairs N            runs of every variant per cell, alternating [5]
   --cells "C ..."      these cells only [all: $CELLS_ALL]
   --out DIR            output directory [build/bench-bar/<UTC timestamp>]
-  --echo-peer WHERE    the ping-pong cells' echo server: in a JVM of its own,
-                       not counted (process), or a platform thread in the JVM
-                       under test, counted with it (jvm, the bar's cell until
-                       2026-12-05; syscalls-per-round-trip.sh --help) [process]
+  --echo-peer WHERE    the ping-pong cells' echo server: in the JVM under test,
+                       counted with it (jvm), or in a JVM of its own, not
+                       counted (process; syscalls-per-round-trip.sh --help) [jvm]
   --series ID          the patch series the image was built from, for the pages
                        (make bench-bar passes the committed one) [not stated]
   --allow-busy         passed to every runner: measure even on a busy machine
@@ -45,7 +44,7 @@ EOF
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 need() { [[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value (see --help)"; }
-jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=() series="" echo_peer=process
+jdk="" up="$TOP/build/upstream-src/build/upstream/images/jdk" pairs=5 cells=$CELLS_ALL out="" busy=() series="" echo_peer=jvm
 while (( $# )); do
   case $1 in
     -h|--help) usage; exit 0 ;;
@@ -86,12 +85,6 @@ WARMUP_S=5 WARMUP_RT=3000
 # mode 4 made those in 0.3-0.8 s and upstream in 4-11 s, while the VM's CPU speed
 # moved by up to 2.3 x within a run (same page).
 TIMED_S=5
-
-# The ping-pong cells measure the runtime, as the waiting cells do with a peer
-# process: with the echo server in the JVM under test, at parallelism 2 its
-# thread is a third runnable thread on two CPUs, and its preemptions by the
-# carriers it wakes were half of mode 4's context switches, the same number in
-# every mode (doc/results/carrier-polling-p2-sleeps-and-placement.md).
 
 # A cell's command; the runners with --out write the page, the others print it.
 cell_cmd() {
