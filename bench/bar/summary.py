@@ -153,6 +153,8 @@ for p in ("p1", "p2"):
         (cell, "p99.9", "not worse (≤ 1.00 ×)", ratio_at_most("p99.9 µs", 1.00)),
         (cell, "context switches per round trip", "≥ 0.9 below upstream's", below_base_by("cs/rt", 0.9)),
     ]
+
+
 def rate_at_least_unless_peer_bound(col, limit, cap):
     """ratio_at_least, unless the peer's pace caps the rate below limit ×
     upstream's median (cap: requests/s at most, clients ÷ mean reply delay):
