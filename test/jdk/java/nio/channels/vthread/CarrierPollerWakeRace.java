@@ -99,9 +99,15 @@ public class CarrierPollerWakeRace {
                 check(deadline, i, "the carrier to take the poller", idle, carrierFailure);
             }
             // half the iterations wake at once (BLOCKING, or becoming SPINNING);
-            // the others after a delay that covers the spin and its end
-            if ((i & 1) != 0) {
+            // a quarter after a delay that covers the spin and its end; a quarter
+            // as soon as the carrier is seen spinning (bounded: most blocks skip
+            // the spin), so that some wakeups end spins on a fast machine too
+            if ((i & 3) == 1) {
                 for (int n = random.nextInt(2_000); n > 0; n--) {
+                    Thread.onSpinWait();
+                }
+            } else if ((i & 3) == 3) {
+                for (int n = 20_000; n > 0 && (int) state.getVolatile(idle) != SPINNING; n--) {
                     Thread.onSpinWait();
                 }
             }
