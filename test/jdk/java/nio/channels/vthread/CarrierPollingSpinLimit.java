@@ -21,7 +21,8 @@
  * @test id=mode4-p1
  * @summary Carrier polling (jdk.pollerMode=4): an idle carrier spins before it
  *     blocks (jdk.pollerSpinMicros, 50 us by default) only while no more file
- *     descriptors are registered with the read poller than there are carriers
+ *     descriptors are registered with the read poller than there are carriers,
+ *     and yields its CPU before it blocks only while more are registered
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
@@ -38,7 +39,9 @@
 
 /*
  * @test id=mode4-nospin
- * @summary With -Djdk.pollerSpinMicros=0 an idle carrier never spins
+ * @summary With -Djdk.pollerSpinMicros=0 an idle carrier never spins, and still
+ *     yields before it blocks while more file descriptors are registered than
+ *     there are carriers
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
@@ -63,7 +66,8 @@ import java.util.regex.Pattern;
  * One connection does 1-byte round trips with an echo on a platform thread (which
  * does not use the read poller) while 0, then carriers + 1, then 0 other
  * connections are registered too, each with a virtual thread parked in a read. The
- * spins of idle carriers are counted by the read poller (Thread.vthread_pollers).
+ * spins and yields of idle carriers are counted by the read poller
+ * (Thread.vthread_pollers).
  */
 public class CarrierPollingSpinLimit {
     private static final int ROUND_TRIPS = 2_000;
@@ -113,10 +117,23 @@ public class CarrierPollingSpinLimit {
             awaitRegistered(1);
             long[] fewAgain = spinsDuring("1 connection registered again", connection);
 
-            System.out.printf("spins (skipped for registrations) with 1, %d, 1 connections"
-                    + " registered, %d carriers: %d (%d), %d (%d), %d (%d)%n",
-                    1 + others.size(), CARRIERS, few[0], few[1], many[0], many[1],
-                    fewAgain[0], fewAgain[1]);
+            System.out.printf("spins (skipped for registrations) [yields before blocking]"
+                    + " with 1, %d, 1 connections registered, %d carriers: %d (%d) [%d],"
+                    + " %d (%d) [%d], %d (%d) [%d]%n",
+                    1 + others.size(), CARRIERS, few[0], few[1], few[2], many[0], many[1],
+                    many[2], fewAgain[0], fewAgain[1], fewAgain[2]);
+            if (few[2] != 0 || fewAgain[2] != 0) {
+                throw new RuntimeException("with 1 connection registered and " + CARRIERS
+                        + " carriers, an idle carrier must not yield before it blocks;"
+                        + " yields: " + few[2] + ", after closing the others: "
+                        + fewAgain[2] + ": " + pollers());
+            }
+            if (many[2] == 0) {
+                throw new RuntimeException("with " + (1 + others.size()) + " connections"
+                        + " registered and " + CARRIERS + " carriers, " + ROUND_TRIPS
+                        + " round trips must yield before blocking at least once: "
+                        + pollers());
+            }
             if (SPIN_MICROS == 0) {
                 if (pollers().contains("spins")) {
                     throw new RuntimeException("jdk.pollerSpinMicros=0, but the poller counts"
@@ -142,13 +159,14 @@ public class CarrierPollingSpinLimit {
     }
 
     /**
-     * Returns the spins of idle carriers, and the spins they skipped because of the
-     * registrations, while a virtual thread does ROUND_TRIPS round trips on the
-     * connection.
+     * Returns the spins of idle carriers, the spins they skipped because of the
+     * registrations, and their yields before blocking, while a virtual thread does
+     * ROUND_TRIPS round trips on the connection.
      */
     private static long[] spinsDuring(String what, Connection connection) throws Exception {
         long before = spins();
         long skippedBefore = skipped();
+        long yieldsBefore = counter("yields before blocking");
         AtomicInteger done = new AtomicInteger();
         Thread client = Thread.ofVirtual().start(() -> connection.roundTrips(ROUND_TRIPS, done));
         if (!client.join(WATCHDOG)) {
@@ -159,7 +177,8 @@ public class CarrierPollingSpinLimit {
             throw new RuntimeException(what + ": the client failed after " + done.get()
                     + " round trips; see its stack trace above");
         }
-        return new long[] { spins() - before, skipped() - skippedBefore };
+        return new long[] { spins() - before, skipped() - skippedBefore,
+                counter("yields before blocking") - yieldsBefore };
     }
 
     /**
