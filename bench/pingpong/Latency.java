@@ -50,6 +50,11 @@ import java.util.Arrays;
  * over a fraction of a second of a machine whose speed drifts. Its arrays are
  * sized from the warm-up's rate before the timed part starts.
  * <p>
+ * With -DLatency.idleConnections=N, N more connections are open meanwhile, each
+ * with a virtual thread parked in a read that never returns, so that more file
+ * descriptors are registered with the read poller than there are carriers, as in
+ * a server with many connections.
+ * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
  * with timenanos (latency.sh --max-cause).
@@ -70,6 +75,11 @@ public class Latency {
         long longNanos = args.length > 6 ? Long.parseLong(args[5]) * 1000 : 0;
         if (longNanos > 0) {
             startLongTasks(longNanos, Long.parseLong(args[6]));
+        }
+
+        int idleConnections = Integer.getInteger("Latency.idleConnections", 0);
+        if (idleConnections > 0) {
+            startIdleConnections(idleConnections);
         }
 
         var loopback = InetAddress.getLoopbackAddress();
@@ -210,6 +220,35 @@ public class Latency {
 
     static final java.util.concurrent.atomic.LongAdder busyTasks = new java.util.concurrent.atomic.LongAdder();
     static final java.util.concurrent.atomic.LongAdder longTasks = new java.util.concurrent.atomic.LongAdder();
+
+    private static final java.util.List<Socket> idlePeers = new java.util.ArrayList<>();
+
+    /**
+     * Opens count connections, each read by a virtual thread that parks until the
+     * JVM exits (the peers, kept in idlePeers, never write).
+     */
+    private static void startIdleConnections(int count) throws Exception {
+        var loopback = InetAddress.getLoopbackAddress();
+        try (var listener = new java.net.ServerSocket(0, count, loopback)) {
+            var parked = new java.util.concurrent.CountDownLatch(count);
+            for (int i = 0; i < count; i++) {
+                Socket reader = new Socket(loopback, listener.getLocalPort());
+                idlePeers.add(listener.accept());
+                Thread.ofVirtual().start(() -> {
+                    try (InputStream in = reader.getInputStream()) {
+                        parked.countDown();
+                        if (in.read() >= 0) {
+                            throw new IllegalStateException("an idle connection read a byte");
+                        }
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                        System.exit(1);
+                    }
+                });
+            }
+            parked.await();     // started; their reads park shortly after
+        }
+    }
 
     private static void startLongTasks(long longNanos, long everyMillis) throws Exception {
         var loopback = InetAddress.getLoopbackAddress();

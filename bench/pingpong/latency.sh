@@ -39,6 +39,9 @@ Options (defaults in brackets):
   --busy-task-us US      keep the carriers busy meanwhile: a steady stream of
                          virtual threads spinning US µs each, 2 x parallelism + 2
                          in flight (the busy-carriers cell) [0: none]
+  --idle-connections N   N more connections open meanwhile, each with a virtual
+                         thread parked in a read, as in a server with many
+                         connections (more registered than carriers) [0]
   --long-task-us US      a second connection's reader runs US µs of CPU for every
                          byte, sent every --long-task-every-ms: a carrier that polls
                          it runs that task while the client's replies arrive (the
@@ -56,7 +59,7 @@ Options (defaults in brackets):
 EOF
 }
 
-jdk="" pairs=5 rt=200000 rt_given=0 timed_s=0 warmup=50000 warmup_s=0 busy_us=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
+jdk="" pairs=5 rt=200000 rt_given=0 timed_s=0 warmup=50000 warmup_s=0 busy_us=0 idle_conns=0 long_us=0 long_every_ms=50 count_syscalls=0 max_cause=0 allow_busy=${ALLOW_BUSY:-0}
 names=() opts=() common=()
 declare -A vjdk=() vc=()
 need() { [[ $# -ge 2 && -n $2 ]] || { echo "$ME: error: option $1 needs a value (see --help)" >&2; exit 1; }; }
@@ -79,6 +82,7 @@ while (( $# )); do
     --warmup) need "$@"; warmup=$2; shift 2 ;;
     --warmup-s) need "$@"; warmup_s=$2; shift 2 ;;
     --busy-task-us) need "$@"; busy_us=$2; shift 2 ;;
+    --idle-connections) need "$@"; idle_conns=$2; shift 2 ;;
     --long-task-us) need "$@"; long_us=$2; shift 2 ;;
     --long-task-every-ms) need "$@"; long_every_ms=$2; shift 2 ;;
     --jvm-args) need "$@"; read -r -a extra <<<"$2"; common+=("${extra[@]}"); shift 2 ;;
@@ -109,6 +113,7 @@ timed_ms=$(millis --timed-s "$timed_s") || exit 1
 (( timed_ms == 0 || ! rt_given )) || die "--timed-s and --round-trips both set the timed part: give one of them"
 [[ $timed_s =~ ^0*([.]0*)?$ ]] || (( timed_ms > 0 )) || die "--timed-s $timed_s is under a millisecond"
 [[ $busy_us =~ ^[0-9]+$ ]] || die "--busy-task-us must be a whole number of microseconds, got '$busy_us'"
+[[ $idle_conns =~ ^[0-9]+$ ]] || die "--idle-connections must be a whole number, got '$idle_conns'"
 [[ $long_us =~ ^[0-9]+$ ]] || die "--long-task-us must be a whole number of microseconds, got '$long_us'"
 [[ $long_every_ms =~ ^[0-9]+$ && $long_every_ms -ge 1 ]] || die "--long-task-every-ms must be a whole number of milliseconds >= 1, got '$long_every_ms'"
 [[ -x $jdk/bin/java && -x $jdk/bin/javac ]] || die "--jdk $jdk is not a JDK (bin/java and bin/javac are needed)"
@@ -125,7 +130,7 @@ events=task-clock,context-switches
 for c in $counted; do events+=,syscalls:sys_enter_$c; done
 [[ -z $counted ]] || perf stat -x, -e "syscalls:sys_enter_read" -- true >/dev/null 2>&1 ||
   die "--count-syscalls: perf cannot open the syscall tracepoints (run as root or lower /proc/sys/kernel/perf_event_paranoid, and mount tracefs: mount -t tracefs nodev /sys/kernel/tracing)"
-(( ${#vc[@]} == 0 || busy_us + long_us == 0 )) || die "--variant-c runs no carriers: drop --busy-task-us, --long-task-us or the C variant"
+(( ${#vc[@]} == 0 || busy_us + long_us + idle_conns == 0 )) || die "--variant-c runs no carriers: drop --busy-task-us, --idle-connections, --long-task-us or the C variant"
 (( ${#vc[@]} == 0 || timed_ms == 0 )) || die "--variant-c (floor.c) times a count of round trips: drop --timed-s or the C variant"
 (( ${#vc[@]} == 0 )) || command -v gcc >/dev/null || die "--variant-c needs gcc: apt-get install gcc"
 (( pairs >= 5 )) || echo "$ME: warning: --pairs $pairs is below the 5 pairs the method asks for" >&2
@@ -137,7 +142,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"; guard_unlock' EXIT
 : >"$work/max-in-pause"; : >"$work/max-runs"
 "$jdk/bin/javac" -nowarn -d "$work/classes" "$HERE/PingPong.java" "$HERE/Latency.java" "$HERE/WaitingClient.java"
 (( ${#vc[@]} == 0 )) || gcc -O2 -Wall -pthread -o "$work/floor" "$HERE/floor.c"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$( (( timed_ms )) && echo "as-many-as-fit" || echo "$rt") timed_s=$timed_s warmup=$warmup warmup_s=$warmup_s busy_task_us=$busy_us long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $ME: jdk=$jdk pairs=$pairs round_trips=$( (( timed_ms )) && echo "as-many-as-fit" || echo "$rt") timed_s=$timed_s warmup=$warmup warmup_s=$warmup_s busy_task_us=$busy_us idle_connections=$idle_conns long_task_us=$long_us long_task_every_ms=$long_every_ms jvm_args=${common[*]:-}"
 bench_cpu_speed_line before
 for n in "${!vjdk[@]}"; do echo "# variant $n runs $(cd "${vjdk[$n]}" && pwd)"; done
 for n in "${!vc[@]}"; do echo "# variant $n runs bench/pingpong/floor.c ${vc[$n]} (C, no JVM)"; done
@@ -156,7 +161,7 @@ for i in $(seq 1 "$pairs"); do
       cmd=("$work/floor" "${vc[${names[$v]}]}" "$rt" "$warmup" "$work/ctl" "$work/ack")
     else
       # shellcheck disable=SC2206
-      diag=("-DLatency.warmupMillis=$warmup_ms" "-DLatency.timedMillis=$timed_ms")
+      diag=("-DLatency.warmupMillis=$warmup_ms" "-DLatency.timedMillis=$timed_ms" "-DLatency.idleConnections=$idle_conns")
       (( max_cause )) && diag+=(-DLatency.slowest=3 "-Xlog:safepoint:file=$work/safepoint.log:timenanos:filecount=0")
       rm -f "$work/safepoint.log"
       cmd=("$java" ${opts[$v]} "${common[@]}" "${diag[@]}" -cp "$work/classes" Latency "$rt" "$warmup" "$work/ctl" "$work/ack" "$busy_us" "$long_us" "$long_every_ms")
