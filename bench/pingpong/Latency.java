@@ -170,6 +170,10 @@ public class Latency {
         if (busyNanos > 0) {
             System.out.printf("busy tasks: %d%n", busyTasks.sum());
         }
+        if (!idleReaders.isEmpty()) {
+            System.out.printf("idle connections still read: %d%n",
+                    idleReaders.stream().filter(Thread::isAlive).count());
+        }
         if (longNanos > 0) {
             System.out.printf("long tasks: %d%n", longTasks.sum());
         }
@@ -222,6 +226,7 @@ public class Latency {
     static final java.util.concurrent.atomic.LongAdder longTasks = new java.util.concurrent.atomic.LongAdder();
 
     private static final java.util.List<Socket> idlePeers = new java.util.ArrayList<>();
+    private static final java.util.List<Thread> idleReaders = new java.util.ArrayList<>();
 
     /**
      * Opens count connections, each read by a virtual thread that parks until the
@@ -234,7 +239,7 @@ public class Latency {
             for (int i = 0; i < count; i++) {
                 Socket reader = new Socket(loopback, listener.getLocalPort());
                 idlePeers.add(listener.accept());
-                Thread.ofVirtual().start(() -> {
+                idleReaders.add(Thread.ofVirtual().start(() -> {
                     try (InputStream in = reader.getInputStream()) {
                         parked.countDown();
                         if (in.read() >= 0) {
@@ -244,7 +249,7 @@ public class Latency {
                         e.printStackTrace();
                         System.exit(1);
                     }
-                });
+                }));
             }
             parked.await();     // started; their reads park shortly after
         }

@@ -191,7 +191,9 @@ for i in $(seq 1 "$pairs"); do
     awk -v v="${names[$v]}" -v i="$i" '
       /^round trips:/ {r=$3} /^warmup round trips:/ {n=$4} /^warmup ms:/ {w=$3} /^timed ms:/ {t=$3}
       /^compiler cpu ms in timed:/ {c=$6} /^gc cpu ms in timed:/ {g=$6}
-      END { if (t != "") printf "# timed %s run %d: %s round trips in %s ms, after %s warm-up round trips in %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, r, t, n, w, c, g }' "$work/run"
+      /^idle connections still read:/ {ic=$5}
+      END { if (t != "") printf "# timed %s run %d: %s round trips in %s ms, after %s warm-up round trips in %s ms; JIT compiler threads %s ms on a CPU meanwhile, GC threads %s ms\n", v, i, r, t, n, w, c, g
+            if (ic != "") printf "# idle connections %s run %d: %s still in their reads at the end\n", v, i, ic }' "$work/run"
     if (( max_cause )) && [[ -z ${vc[${names[$v]}]:-} ]]; then
       python3 "$HERE/max-in-pause.py" "$work/run" "$work/safepoint.log" > "$work/cause" ||
         die "${names[$v]}, pair $i: max-in-pause.py failed"

@@ -358,6 +358,11 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-us long
   expect_failure "latency: --long-task-every-ms must be at least 1" "--long-task-every-ms must be a whole number of milliseconds >= 1, got '0'" \
     "$d/bench/pingpong/latency.sh" --jdk "$T25" --long-task-every-ms 0
+  expect_failure "latency: --idle-connections must be a number" "--idle-connections must be a whole number, got 'many'" \
+    "$d/bench/pingpong/latency.sh" --jdk "$T25" --idle-connections many
+  expect_output "latency: --idle-connections keeps that many readers blocked to the end" \
+    "^# idle connections A run 1: 3 still in their reads at the end$" \
+    "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --idle-connections 3 --variant A=
   expect_output "latency: --max-cause says whether each run's slowest round trip was in a VM pause" \
     "^# max A run 1: [0-9.]+ us: (no VM pause|in safepoint .* \\(pause [0-9.]+ ms, overlap [0-9.]+ ms\\))$" \
     "${busy_env[@]}" "$d/bench/pingpong/latency.sh" --jdk "$T25" --pairs 1 --round-trips 300 --warmup 100 --allow-busy --max-cause --variant A=
