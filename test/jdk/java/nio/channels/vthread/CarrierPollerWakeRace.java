@@ -18,14 +18,23 @@
  */
 
 /*
- * @test
+ * @test id=spin
  * @summary Carrier polling's wake protocol, white box: a wakeup reaches a carrier
  *     that has taken the poller to block, whether it blocks, spins first, or is
  *     moving between the two; the waker acts as soon as the carrier has counted
  *     the poller taken, or after a random delay that covers the spin
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
- * @run main/othervm/timeout=600 CarrierPollerWakeRace
+ * @run main/othervm/timeout=600 CarrierPollerWakeRace spin
+ */
+
+/*
+ * @test id=yield
+ * @summary The same, with more file descriptors counted as registered than there
+ *     are carriers, so that the carrier yields its CPU before it blocks instead
+ * @requires os.family == "linux"
+ * @modules java.base/sun.nio.ch:+open
+ * @run main/othervm/timeout=600 CarrierPollerWakeRace yield
  */
 
 import java.lang.invoke.MethodHandle;
@@ -46,6 +55,7 @@ public class CarrierPollerWakeRace {
     private static final int BLOCKING = 1, SPINNING = 4;
 
     public static void main(String[] args) throws Throwable {
+        boolean yields = args[0].equals("yield");
         Class<?> modeClass = Class.forName("sun.nio.ch.Poller$Mode");
         Class<?> epollClass = Class.forName("sun.nio.ch.EPollPoller");
         Class<?> idleClass = Class.forName("sun.nio.ch.Poller$IdleCarrierPoller");
@@ -56,6 +66,16 @@ public class CarrierPollerWakeRace {
                 .findConstructor(epollClass, MethodType.methodType(void.class, modeClass,
                         boolean.class, int.class))
                 .invoke(mode, false, 1);    // edge-triggered, no registrations: it spins
+        if (yields) {
+            // count 2 registrations, more than the 1 carrier a platform thread counts
+            Object stats = MethodHandles.privateLookupIn(pollerClass, MethodHandles.lookup())
+                    .findVarHandle(pollerClass, "stats", Class.forName("sun.nio.ch.Poller$Stats"))
+                    .get(poller);
+            Class<?> statsClass = stats.getClass();
+            ((LongAdder) MethodHandles.privateLookupIn(statsClass, MethodHandles.lookup())
+                    .findVarHandle(statsClass, "registrations", LongAdder.class)
+                    .get(stats)).add(2);
+        }
         MethodHandles.Lookup il = MethodHandles.privateLookupIn(idleClass, MethodHandles.lookup());
         // a 1 us spin: a wait often starts or ends it while the waker acts
         Object idle = il.findConstructor(idleClass,
@@ -93,6 +113,7 @@ public class CarrierPollerWakeRace {
         // a blocking poll may return without a wakeup (EINTR); the next block then
         // takes this wakeup, and the carrier is found woken before the next one
         int foundWoken = 0;
+        int wokenSpinning = 0;      // wakeups that found the carrier spinning or yielding
         for (int i = 0; i < ITERATIONS; i++) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (taken.get() == i) {
@@ -114,6 +135,8 @@ public class CarrierPollerWakeRace {
             int s = (int) state.getVolatile(idle);
             if (s != BLOCKING && s != SPINNING && returned.get() == i) {
                 foundWoken++;
+            } else if (s == SPINNING) {
+                wokenSpinning++;
             }
             wakeup.invoke(idle);
             while (returned.get() == i) {
@@ -129,17 +152,26 @@ public class CarrierPollerWakeRace {
         }
         carrier.join();
         System.out.println(ITERATIONS + " iterations, " + foundWoken
-                + " found woken before their wakeup: " + idle);
+                + " found woken before their wakeup, " + wokenSpinning
+                + " wakeups found the carrier " + (yields ? "yielding" : "spinning") + ": " + idle);
         if (foundWoken > ITERATIONS / 1000) {
             throw new RuntimeException(foundWoken + " of " + ITERATIONS + " blocking polls"
                     + " were found woken before their wakeup (a poll that returns without"
                     + " one?); " + idle);
         }
-        // the race was run: spins started, and wakeups came during spins and blocks
-        for (String counter : new String[] { "spinCount", "spinsEndedByWakeups" }) {
+        // the race was run: spins or yields started, and wakeups came during them
+        // and during blocks
+        if (wokenSpinning == 0) {
+            throw new RuntimeException("no wakeup found the carrier "
+                    + (yields ? "yielding" : "spinning") + "; " + idle);
+        }
+        String[] counters = yields
+                ? new String[] { "yieldsBeforeBlocking" }
+                : new String[] { "spinCount", "spinsEndedByWakeups" };
+        for (String counter : counters) {
             if ((long) il.findVarHandle(idleClass, counter, long.class).get(idle) == 0) {
                 throw new RuntimeException(counter + " = 0: the test did not exercise the"
-                        + " spin; " + idle);
+                        + (yields ? " yield; " : " spin; ") + idle);
             }
         }
         if (((LongAdder) il.findVarHandle(idleClass, "wakeups", LongAdder.class).get(idle))

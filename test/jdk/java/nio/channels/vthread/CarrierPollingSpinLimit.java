@@ -67,7 +67,8 @@ import java.util.regex.Pattern;
  * does not use the read poller) while 0, then carriers + 1, then 0 other
  * connections are registered too, each with a virtual thread parked in a read. The
  * spins and yields of idle carriers are counted by the read poller
- * (Thread.vthread_pollers).
+ * (Thread.vthread_pollers). It checks the decisions by those counts, not the calls:
+ * a carrier that counted a yield but did not yield would pass.
  */
 public class CarrierPollingSpinLimit {
     private static final int ROUND_TRIPS = 2_000;
