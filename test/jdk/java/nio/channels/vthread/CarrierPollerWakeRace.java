@@ -31,7 +31,8 @@
 /*
  * @test id=yield
  * @summary The same, with more file descriptors counted as registered than there
- *     are carriers, so that the carrier yields its CPU before it blocks instead
+ *     are carriers, so that the carrier yields its CPU before it blocks instead;
+ *     a wakeup during the yield must be a state change, not an eventfd write
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
  * @run main/othervm/timeout=600 CarrierPollerWakeRace yield
@@ -65,9 +66,10 @@ public class CarrierPollerWakeRace {
         Object poller = MethodHandles.privateLookupIn(epollClass, MethodHandles.lookup())
                 .findConstructor(epollClass, MethodType.methodType(void.class, modeClass,
                         boolean.class, int.class))
-                .invoke(mode, false, 1);    // edge-triggered, no registrations: it spins
+                .invoke(mode, false, 1);    // edge-triggered, no registrations yet
         if (yields) {
-            // count 2 registrations, more than the 1 carrier a platform thread counts
+            // count 2 registrations, more than the 1 carrier a platform thread
+            // counts: it yields, where with none it spins
             Object stats = MethodHandles.privateLookupIn(pollerClass, MethodHandles.lookup())
                     .findVarHandle(pollerClass, "stats", Class.forName("sun.nio.ch.Poller$Stats"))
                     .get(poller);
@@ -113,7 +115,7 @@ public class CarrierPollerWakeRace {
         // a blocking poll may return without a wakeup (EINTR); the next block then
         // takes this wakeup, and the carrier is found woken before the next one
         int foundWoken = 0;
-        int wokenSpinning = 0;      // wakeups that found the carrier spinning or yielding
+        int wokenSpinning = 0;      // carrier seen spinning or yielding before a wakeup
         for (int i = 0; i < ITERATIONS; i++) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (taken.get() == i) {
@@ -166,7 +168,7 @@ public class CarrierPollerWakeRace {
                     + (yields ? "yielding" : "spinning") + "; " + idle);
         }
         String[] counters = yields
-                ? new String[] { "yieldsBeforeBlocking" }
+                ? new String[] { "yieldsBeforeBlocking", "yieldsEndedByWakeups" }
                 : new String[] { "spinCount", "spinsEndedByWakeups" };
         for (String counter : counters) {
             if ((long) il.findVarHandle(idleClass, counter, long.class).get(idle) == 0) {
@@ -174,10 +176,18 @@ public class CarrierPollerWakeRace {
                         + (yields ? " yield; " : " spin; ") + idle);
             }
         }
-        if (((LongAdder) il.findVarHandle(idleClass, "wakeups", LongAdder.class).get(idle))
-                .sum() == 0) {
+        long eventfdWakeups = ((LongAdder) il.findVarHandle(idleClass, "wakeups",
+                LongAdder.class).get(idle)).sum();
+        if (eventfdWakeups == 0) {
             throw new RuntimeException("no eventfd wakeup: the test did not wake a blocked"
                     + " carrier; " + idle);
+        }
+        // every iteration made one wakeup: one that found the carrier spinning or
+        // yielding changed the state and wrote no eventfd
+        if (eventfdWakeups >= ITERATIONS - foundWoken) {
+            throw new RuntimeException(eventfdWakeups + " eventfd wakeups for " + ITERATIONS
+                    + " wakeups, " + foundWoken + " of them found woken: none woke the"
+                    + " carrier by the state alone; " + idle);
         }
     }
 

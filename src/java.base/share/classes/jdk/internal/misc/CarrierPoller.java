@@ -38,9 +38,9 @@ package jdk.internal.misc;
  * <li> An idle carrier takes the poller ({@link #tryBlock()}, a full fence) before
  *      it leaves the pool's idle stack, and then blocks ({@link #poll(boolean)}).
  *      It may first poll without blocking for a while (spin), or yield its CPU;
- *      it reads the poller's state between polls and ends the spin or yield with
- *      a compare-and-set that fails once it was woken, so that it does not block
- *      then.
+ *      it reads the poller's state between polls, and ends the spin or the yield
+ *      with a compare-and-set that fails once it was woken, so that it does not
+ *      block then.
  * <li> A thread that queues a task and finds no idle carrier on the stack to release,
  *      and no room to start one ({@code ForkJoinPool.signalWork}), calls
  *      {@link #wakeup()}, which wakes the blocked poll, at most once per block: it
