@@ -19,11 +19,10 @@
 
 /*
  * @test id=default
- * @summary A short read of a stream socket, or a full read of a java.net.Socket
- *     that the kernel reports left nothing queued (TCP_INQ), ends its read
- *     readiness (the DRAINED state): the next read parks before it reads, and end
- *     of stream, a reset, urgent data, a timeout, close and interrupt still end
- *     it. Feature off: behaviour only.
+ * @summary A short read of a stream socket ends its read readiness (the DRAINED
+ *     state): the next read parks before it reads, and end of stream, a reset,
+ *     urgent data, a timeout, close and interrupt still end it. Feature off:
+ *     behaviour only.
  * @requires os.family == "linux"
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
@@ -78,16 +77,12 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
 import static org.junit.jupiter.api.Assertions.*;
 
 import static etjdk.poller.PollerTestSupport.*;
@@ -100,36 +95,17 @@ class EdgeTriggeredShortReads {
     /** The reader's side of a connection: a SocketChannel or a java.net.Socket. */
     enum Api { CHANNEL, SOCKET }
 
-    /**
-     * How a reader sizes its reads: SHORT asks for BUFFER bytes, more than the test
-     * writes; FULL asks for exactly what the test writes, and a java.net.Socket then
-     * learns from the kernel (TCP_INQ) whether the read left anything queued.
-     */
-    enum Reads { SHORT, FULL }
-
-    /** The readers of the tests of DRAINED's exits: SocketChannel and Socket, short and full reads. */
-    static Stream<Arguments> readers() {
-        return Stream.of(Arguments.of(Api.CHANNEL, Reads.SHORT),
-                         Arguments.of(Api.SOCKET, Reads.SHORT),
-                         Arguments.of(Api.SOCKET, Reads.FULL));
-    }
-
-    /** A connection whose server side a virtual thread reads. */
-    private record Connection(Api api, Reads reads, SocketChannel channelPeer,
-                              SocketChannel channelReader, Socket socketPeer,
-                              Socket socketReader) implements AutoCloseable {
+    /** A connection whose server side a virtual thread reads with BUFFER-byte reads. */
+    private record Connection(Api api, SocketChannel channelPeer, SocketChannel channelReader,
+                              Socket socketPeer, Socket socketReader) implements AutoCloseable {
         static Connection open(Api api) throws IOException {
-            return open(api, Reads.SHORT);
-        }
-
-        static Connection open(Api api, Reads reads) throws IOException {
             if (api == Api.CHANNEL) {
                 var pair = ChannelPair.open(listener);
-                return new Connection(api, reads, pair.client(), pair.server(), null, null);
+                return new Connection(api, pair.client(), pair.server(), null, null);
             }
             var pair = SocketPair.open(socketListener);
             pair.client().setTcpNoDelay(true);
-            return new Connection(api, reads, null, null, pair.client(), pair.server());
+            return new Connection(api, null, null, pair.client(), pair.server());
         }
 
         int fd() {
@@ -142,32 +118,6 @@ class EdgeTriggeredShortReads {
                 return channelReader.read(ByteBuffer.wrap(buf, off, BUFFER));
             InputStream in = socketReader.getInputStream();
             return in.read(buf, off, BUFFER);
-        }
-
-        /**
-         * One read of {@code len} bytes (FULL) or of up to BUFFER bytes (SHORT) into
-         * buf at off; -1 at end of stream.
-         */
-        int read(byte[] buf, int off, int len) throws IOException {
-            if (reads == Reads.SHORT)
-                return read(buf, off);
-            if (api == Api.CHANNEL)
-                return channelReader.read(ByteBuffer.wrap(buf, off, len));
-            return socketReader.getInputStream().read(buf, off, len);
-        }
-
-        /**
-         * Checks, after a full read of a java.net.Socket by a virtual thread while
-         * the reads are edge-triggered, that its reads report the receive queue;
-         * aborts the test where TCP_INQ does not work.
-         */
-        void assumeQueueReports() {
-            if (reads == Reads.FULL && api == Api.SOCKET && edgeTriggered()) {
-                QueueReports reports = receiveQueueReports(socketReader);
-                Assumptions.assumeTrue(reports != QueueReports.UNAVAILABLE,
-                        "TCP_INQ does not work here");
-                assertEquals(QueueReports.ON, reports, "receive queue reports after a full read");
-            }
         }
 
         void write(String s) throws IOException {
@@ -244,56 +194,42 @@ class EdgeTriggeredShortReads {
     }
 
     /**
-     * Starts a reader that reads a first byte, then {@code expected} bytes, then to
-     * the end of stream, and waits until it has read a first byte "a" and parks again.
+     * Starts a reader that reads a first byte, then to the end of stream, and waits
+     * until it has read a first byte "a" and parks again.
      * @return the reader, whose result is the number of bytes it read
      */
-    private static VTask<Integer> startReadingToTheEnd(Connection c, int expected, String when)
-            throws Exception {
+    private static VTask<Integer> startReadingToTheEnd(Connection c, String when) throws Exception {
         var firstRead = new AtomicInteger();
         var reader = startVirtual("reader", () -> {
             byte[] buf = new byte[2 * BUFFER];
             int total = readUpTo(c, buf, 1);
             firstRead.incrementAndGet();
-            total += readUpTo(c, buf, expected);
-            int n;
-            while ((n = c.read(buf, 0, 1)) > 0) {
-                total += n;
-            }
+            total += readUpTo(c, buf, BUFFER - 1);
             return total;
         });
         awaitParked(reader.thread(), c.fd(), "the reader to park, " + when);
         c.write("a");
         awaitRead(reader, firstRead, 1, c.fd(), when);
-        c.assumeQueueReports();
         return reader;
     }
 
     /**
-     * Starts a reader that empties the receive queue with one-byte writes and reads
-     * (one short read; or two full reads, the first of which turns the reports on),
-     * then reads again, and waits until that read parks (before reading, if
-     * edge-triggered).
-     * @return the reader, whose result is that of its last read
+     * Starts a reader that reads one byte (a short read) and then reads again, and
+     * waits until that second read parks (before reading, if edge-triggered).
+     * @return the reader, whose result is that of its second read
      */
     private static VTask<Integer> startParkedBeforeReading(Connection c) throws Exception {
         long before = drainedParks();
-        int emptyingReads = (c.reads() == Reads.FULL) ? 2 : 1;
-        var reads = new AtomicInteger();
+        var firstRead = new AtomicInteger();
         var reader = startVirtual("reader", () -> {
             byte[] buf = new byte[2 * BUFFER];
-            for (int i = 0; i < emptyingReads; i++) {
-                assertEquals(1, c.read(buf, 0, 1));
-                reads.incrementAndGet();
-            }
-            return c.read(buf, 0, 1);
+            assertEquals(1, c.read(buf, 0));
+            firstRead.incrementAndGet();
+            return c.read(buf, 0);
         });
-        for (int i = 0; i < emptyingReads; i++) {
-            awaitParked(reader.thread(), c.fd(), "the reader to park before its read " + (i + 1));
-            c.write("x");
-            awaitRead(reader, reads, i + 1, c.fd(), "read " + (i + 2));
-        }
-        c.assumeQueueReports();
+        awaitParked(reader.thread(), c.fd(), "the reader to park");
+        c.write("x");
+        awaitRead(reader, firstRead, 1, c.fd(), "the second read");
         if (edgeTriggered())
             assertEquals(before + 1, drainedParks(), "parks before reading");
         return reader;
@@ -306,7 +242,7 @@ class EdgeTriggeredShortReads {
     private static int readUpTo(Connection c, byte[] buf, int expected) throws IOException {
         int total = 0;
         while (total < expected) {
-            int n = c.read(buf, total, expected - total);
+            int n = c.read(buf, total);
             if (n < 0)
                 break;
             total += n;
@@ -358,13 +294,13 @@ class EdgeTriggeredShortReads {
      * park (iterations: et.iterations, 300 by default).
      */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testEndOfStreamWithData(Api api, Reads reads) throws Exception {
+    @EnumSource(Api.class)
+    void testEndOfStreamWithData(Api api) throws Exception {
         int iterations = iterations(300);
         int conditions = 0;
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api, reads)) {
-                var reader = startReadingToTheEnd(c, 10, "iteration " + i);
+            try (var c = Connection.open(api)) {
+                var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.shutdownPeerOutput();
                 int total = reader.join("the reader to see end of stream after 11 bytes"
@@ -374,8 +310,7 @@ class EdgeTriggeredShortReads {
                     conditions++;
             }
         }
-        log("%s, %s reads: %d of %d iterations ended with a condition state", api, reads,
-                conditions, iterations);
+        log("%s: %d of %d iterations ended with a condition state", api, conditions, iterations);
         if (edgeTriggered())
             assertTrue(conditions > 0, "no iteration saw the end of stream reported in an edge");
     }
@@ -403,45 +338,6 @@ class EdgeTriggeredShortReads {
             c.write("x".repeat(3 * BUFFER));
             assertEquals(3 * BUFFER, reader.join("the reader to read " + 3 * BUFFER
                     + " bytes written at once, with " + BUFFER + "-byte reads"));
-        }
-    }
-
-    /**
-     * A java.net.Socket read that fills its buffer and leaves nothing queued ends
-     * read readiness as a short read does (TCP_INQ): 100 one-byte writes read
-     * with one-byte reads. The first read asks for the reports, the second parks
-     * after EAGAIN, every later one parks before reading.
-     */
-    @Test
-    void testFullReadsThatEmptyTheQueue() throws Exception {
-        final int rounds = 100;
-        try (var c = Connection.open(Api.SOCKET, Reads.FULL)) {
-            long before = drainedParks();
-            var done = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[1];
-                for (int i = 0; i < rounds; i++) {
-                    int n = c.read(buf, 0, 1);
-                    if (n != 1)
-                        throw new AssertionError("round " + i + ": read returned " + n);
-                    done.incrementAndGet();
-                }
-                return null;
-            });
-            for (int i = 0; i < rounds; i++) {
-                awaitRead(reader, done, i, c.fd(), "round " + i);
-                c.write("x");
-            }
-            reader.join("the reader to read " + rounds + " one-byte writes with one-byte reads");
-            long parks = drainedParks() - before;
-            log("%d parks before reading in %d rounds of full reads", parks, rounds);
-            c.assumeQueueReports();
-            if (edgeTriggered()) {
-                assertEquals(rounds - 2, parks, "parks before reading after full reads"
-                        + " that left nothing queued (from DRAINED)");
-            } else {
-                assertEquals(0, parks);
-            }
         }
     }
 
@@ -485,12 +381,12 @@ class EdgeTriggeredShortReads {
      * reset; it never parks with the reset pending (iterations: et.iterations, 300).
      */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testResetWithData(Api api, Reads reads) throws Exception {
+    @EnumSource(Api.class)
+    void testResetWithData(Api api) throws Exception {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api, reads)) {
-                var reader = startReadingToTheEnd(c, 10, "iteration " + i);
+            try (var c = Connection.open(api)) {
+                var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.resetPeer();
                 Object outcome = reader.outcome("the reader to see the reset after the data"
@@ -507,11 +403,11 @@ class EdgeTriggeredShortReads {
      * urgent byte is dropped). Iterations: et.iterations, 300.
      */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testUrgentData(Api api, Reads reads) throws Exception {
+    @EnumSource(Api.class)
+    void testUrgentData(Api api) throws Exception {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api, reads)) {
+            try (var c = Connection.open(api)) {
                 var firstRead = new AtomicInteger();
                 var reader = startVirtual("reader", () -> {
                     byte[] buf = new byte[2 * BUFFER];
@@ -523,7 +419,6 @@ class EdgeTriggeredShortReads {
                 awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
                 c.write("a");
                 awaitRead(reader, firstRead, 1, c.fd(), "iteration " + i);
-                c.assumeQueueReports();
                 c.write("abc");
                 Socket peer = (api == Api.CHANNEL) ? c.channelPeer().socket() : c.socketPeer();
                 peer.sendUrgentData('U');
@@ -676,9 +571,9 @@ class EdgeTriggeredShortReads {
 
     /** Shutting the input down wakes a reader parked before reading: end of stream. */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testShutdownInputWhileParkedBeforeReading(Api api, Reads reads) throws Exception {
-        try (var c = Connection.open(api, reads)) {
+    @EnumSource(Api.class)
+    void testShutdownInputWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
             var reader = startParkedBeforeReading(c);
             if (api == Api.CHANNEL) c.channelReader().shutdownInput(); else c.socketReader().shutdownInput();
             assertEquals(-1, reader.join("the reader to see end of stream when its input is shut down"));
@@ -689,31 +584,26 @@ class EdgeTriggeredShortReads {
      * A timed read that parks before reading times out, and the next read parks after
      * EAGAIN and gets data.
      */
-    @ParameterizedTest
-    @EnumSource(Reads.class)
-    void testTimeoutWhileParkedBeforeReading(Reads reads) throws Exception {
-        try (var c = Connection.open(Api.SOCKET, reads)) {
-            int emptyingReads = (reads == Reads.FULL) ? 2 : 1;
+    @Test
+    void testTimeoutWhileParkedBeforeReading() throws Exception {
+        try (var c = Connection.open(Api.SOCKET)) {
             long before = drainedParks();
             var done = new AtomicInteger();
             var reader = startVirtual("reader", () -> {
                 byte[] buf = new byte[2 * BUFFER];
-                for (int i = 0; i < emptyingReads; i++) {
-                    assertEquals(1, c.read(buf, 0, 1));
-                    done.incrementAndGet();
-                }
+                assertEquals(1, c.read(buf, 0));
+                done.incrementAndGet();
                 c.socketReader().setSoTimeout(100);
-                assertThrows(SocketTimeoutException.class, () -> c.read(buf, 0, 1));
+                assertThrows(SocketTimeoutException.class, () -> c.read(buf, 0));
                 c.socketReader().setSoTimeout(0);
                 done.incrementAndGet();
-                return c.read(buf, 0, 2);
+                return c.read(buf, 0);
             });
-            for (int i = 0; i < emptyingReads; i++) {
-                awaitRead(reader, done, i, c.fd(), "read " + (i + 1));
-                c.write("x");
-            }
-            awaitRead(reader, done, emptyingReads + 1, c.fd(), "the read after the timeout");
-            c.assumeQueueReports();
+            awaitParked(reader.thread(), c.fd(), "the reader to park");
+            c.write("x");
+            // the timed read parks (from DRAINED) and times out; the untimed read then
+            // parks after EAGAIN
+            awaitRead(reader, done, 2, c.fd(), "the read after the timeout");
             if (edgeTriggered())
                 assertEquals(before + 1, drainedParks(), "parks before reading (the timed read)");
             c.write("yz");
@@ -723,9 +613,9 @@ class EdgeTriggeredShortReads {
 
     /** Closing the socket wakes a reader parked before reading. */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testCloseWhileParkedBeforeReading(Api api, Reads reads) throws Exception {
-        try (var c = Connection.open(api, reads)) {
+    @EnumSource(Api.class)
+    void testCloseWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
             var reader = startParkedBeforeReading(c);
             c.closeReader();
             Object outcome = reader.outcome("the reader to wake when its socket is closed");
@@ -735,9 +625,9 @@ class EdgeTriggeredShortReads {
 
     /** Interrupting a reader parked before reading wakes it. */
     @ParameterizedTest
-    @MethodSource("readers")
-    void testInterruptWhileParkedBeforeReading(Api api, Reads reads) throws Exception {
-        try (var c = Connection.open(api, reads)) {
+    @EnumSource(Api.class)
+    void testInterruptWhileParkedBeforeReading(Api api) throws Exception {
+        try (var c = Connection.open(api)) {
             var reader = startParkedBeforeReading(c);
             reader.thread().interrupt();
             Object outcome = reader.outcome("the reader to wake when interrupted");
