@@ -55,6 +55,9 @@ import java.util.Arrays;
  * descriptors are registered with the read poller than there are carriers, as in
  * a server with many connections.
  * <p>
+ * With -DLatency.readBuffer=N the client reads through a BufferedInputStream of N
+ * bytes, as client libraries do: its reads of the one-byte replies are then short.
+ * <p>
  * With -DLatency.slowest=N it also prints the N slowest timed round trips, each
  * with the System.nanoTime at its start, to be set beside a VM log decorated
  * with timenanos (latency.sh --max-cause).
@@ -93,6 +96,7 @@ public class Latency {
             throw new IllegalArgumentException("Latency.timedMillis and Latency.warmupMillis must not be negative");
         }
         int slowestWanted = Integer.getInteger("Latency.slowest", 0);
+        int readBuffer = Integer.getInteger("Latency.readBuffer", 0);
         // the timed round trips' times and starts; a timed part of fixed duration grows them
         var times = new Object() {
             long[] nanos = new long[timedMillis > 0 ? BATCH : roundTrips];
@@ -106,7 +110,9 @@ public class Latency {
         Thread client = Thread.ofVirtual().start(() -> {
             try (Socket s = new Socket(loopback, listener.socket().getLocalPort())) {
                 s.setTcpNoDelay(true);
-                InputStream in = s.getInputStream();
+                InputStream in = (readBuffer > 0)
+                        ? new java.io.BufferedInputStream(s.getInputStream(), readBuffer)
+                        : s.getInputStream();
                 OutputStream out = s.getOutputStream();
                 ThreadCpu.snapshot(cpuAtStart);  // loads its classes before the round trips
                 timed[0] = System.nanoTime();

@@ -214,22 +214,29 @@ class EdgeTriggeredShortReads {
     }
 
     /**
-     * Starts a reader that reads one byte (a short read) and then reads again, and
-     * waits until that second read parks (before reading, if edge-triggered).
-     * @return the reader, whose result is that of its second read
+     * Starts a reader that makes 1 + DRAINED_LEARN short reads of one-byte writes
+     * that come after it parked (so that it learns to park before reading) and then
+     * reads again, and waits until that read parks (before reading, if
+     * edge-triggered).
+     * @return the reader, whose result is that of its last read
      */
     private static VTask<Integer> startParkedBeforeReading(Connection c) throws Exception {
         long before = drainedParks();
-        var firstRead = new AtomicInteger();
+        int shortReads = 1 + DRAINED_LEARN;
+        var done = new AtomicInteger();
         var reader = startVirtual("reader", () -> {
             byte[] buf = new byte[2 * BUFFER];
-            assertEquals(1, c.read(buf, 0));
-            firstRead.incrementAndGet();
+            for (int i = 0; i < shortReads; i++) {
+                assertEquals(1, c.read(buf, 0));
+                done.incrementAndGet();
+            }
             return c.read(buf, 0);
         });
-        awaitParked(reader.thread(), c.fd(), "the reader to park");
-        c.write("x");
-        awaitRead(reader, firstRead, 1, c.fd(), "the second read");
+        for (int i = 0; i < shortReads; i++) {
+            awaitRead(reader, done, i, c.fd(), "read " + (i + 1));
+            c.write("x");
+        }
+        awaitRead(reader, done, shortReads, c.fd(), "the read after " + shortReads + " short reads");
         if (edgeTriggered())
             assertEquals(before + 1, drainedParks(), "parks before reading");
         return reader;
@@ -251,8 +258,10 @@ class EdgeTriggeredShortReads {
     }
 
     /**
-     * Every read after a short read parks before it reads: ROUNDS one-byte writes
-     * read with BUFFER-byte reads; all but the first park from DRAINED.
+     * Reads after short reads park before they read once the channel's attempts
+     * returned EAGAIN DRAINED_LEARN times in a row, but for one attempt in every
+     * DRAINED_SAMPLE reads: ROUNDS one-byte writes, each after the reader parked,
+     * read with BUFFER-byte reads; all but the first find DRAINED.
      */
     @ParameterizedTest
     @EnumSource(Api.class)
@@ -260,6 +269,7 @@ class EdgeTriggeredShortReads {
         final int rounds = 100;
         try (var c = Connection.open(api)) {
             long before = drainedParks();
+            long attemptsBefore = drainedAttempts();
             var done = new AtomicInteger();
             var reader = startVirtual("reader", () -> {
                 byte[] buf = new byte[2 * BUFFER];
@@ -277,10 +287,14 @@ class EdgeTriggeredShortReads {
             }
             reader.join("the reader to read " + rounds + " one-byte writes");
             long parks = drainedParks() - before;
-            log("%s: %d parks before reading in %d rounds", api, parks, rounds);
+            long attempts = drainedAttempts() - attemptsBefore;
+            log("%s: %d parks before reading, %d attempts in DRAINED in %d rounds", api, parks,
+                    attempts, rounds);
             if (edgeTriggered()) {
                 // the first round registers the fd and parks after EAGAIN
-                assertEquals(rounds - 1, parks, "parks before reading (from DRAINED)");
+                assertEquals(expectedDrainedParks(rounds - 1), parks,
+                        "parks before reading (from DRAINED)");
+                assertEquals(rounds - 1 - parks, attempts, "read attempts in DRAINED");
             } else {
                 assertEquals(0, parks);
             }
@@ -588,26 +602,119 @@ class EdgeTriggeredShortReads {
     void testTimeoutWhileParkedBeforeReading() throws Exception {
         try (var c = Connection.open(Api.SOCKET)) {
             long before = drainedParks();
+            int shortReads = 1 + DRAINED_LEARN;
             var done = new AtomicInteger();
             var reader = startVirtual("reader", () -> {
                 byte[] buf = new byte[2 * BUFFER];
-                assertEquals(1, c.read(buf, 0));
-                done.incrementAndGet();
+                for (int i = 0; i < shortReads; i++) {
+                    assertEquals(1, c.read(buf, 0));
+                    done.incrementAndGet();
+                }
                 c.socketReader().setSoTimeout(100);
                 assertThrows(SocketTimeoutException.class, () -> c.read(buf, 0));
                 c.socketReader().setSoTimeout(0);
                 done.incrementAndGet();
                 return c.read(buf, 0);
             });
-            awaitParked(reader.thread(), c.fd(), "the reader to park");
-            c.write("x");
+            for (int i = 0; i < shortReads; i++) {
+                awaitRead(reader, done, i, c.fd(), "read " + (i + 1));
+                c.write("x");
+            }
             // the timed read parks (from DRAINED) and times out; the untimed read then
             // parks after EAGAIN
-            awaitRead(reader, done, 2, c.fd(), "the read after the timeout");
+            awaitRead(reader, done, shortReads + 1, c.fd(), "the read after the timeout");
             if (edgeTriggered())
                 assertEquals(before + 1, drainedParks(), "parks before reading (the timed read)");
             c.write("yz");
             assertEquals(2, reader.join("the read after the timeout"));
+        }
+    }
+
+    /**
+     * A peer that answers before the reader reads again: the reader writes to its own
+     * peer, then reads (ROUNDS rounds, one byte each, short reads). Its reads find
+     * the answer there and never park before reading, although the state is DRAINED
+     * whenever no poll took the answer's edge in between.
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testFastPeerReadsFirst(Api api) throws Exception {
+        final int rounds = 200;
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            long attemptsBefore = drainedAttempts();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                assertEquals(1, c.read(buf, 0), "the first read");
+                for (int i = 0; i < rounds; i++) {
+                    c.write("x");
+                    if (c.read(buf, 0) != 1)
+                        throw new AssertionError("round " + i + ": not one byte");
+                }
+                return null;
+            });
+            awaitParked(reader.thread(), c.fd(), "the reader to park in its first read");
+            c.write("a");
+            reader.join("the reader to answer itself " + rounds + " times");
+            long parks = drainedParks() - before;
+            long attempts = drainedAttempts() - attemptsBefore;
+            log("%s: %d parks before reading, %d attempts in DRAINED in %d rounds", api, parks,
+                    attempts, rounds);
+            assertEquals(0, parks, "parks before reading, with the answer there each time");
+        }
+    }
+
+    /**
+     * A peer that answers late, then early: after the reader has learnt to park before
+     * reading, DRAINED_SAMPLE reads at most bring it back to attempting first (phase
+     * 1: 1 + DRAINED_LEARN + DRAINED_SAMPLE rounds in which the test writes after the
+     * reader parked; phase 2: 4 * DRAINED_SAMPLE rounds in which the reader writes to
+     * its own peer before it reads).
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testPeerThatBecomesFast(Api api) throws Exception {
+        final int slowRounds = 1 + DRAINED_LEARN + DRAINED_SAMPLE;
+        final int fastRounds = 4 * DRAINED_SAMPLE;
+        try (var c = Connection.open(api)) {
+            long before = drainedParks();
+            var done = new AtomicInteger();
+            var fast = new CountDownLatch(1);
+            var parksBeforeFast = new java.util.concurrent.atomic.AtomicLong();
+            var reader = startVirtual("reader", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                for (int i = 0; i < slowRounds; i++) {
+                    assertEquals(1, c.read(buf, 0), "slow round " + i);
+                    done.incrementAndGet();
+                }
+                fast.await();
+                for (int i = 0; i < fastRounds; i++) {
+                    c.write("x");
+                    assertEquals(1, c.read(buf, 0), "fast round " + i);
+                }
+                return null;
+            });
+            for (int i = 0; i < slowRounds; i++) {
+                awaitRead(reader, done, i, c.fd(), "slow round " + i);
+                c.write("x");
+            }
+            await(() -> "the reader to end the slow rounds (done " + done.get() + ")",
+                    () -> done.get() == slowRounds || reader.isDone());
+            long slowParks = drainedParks() - before;
+            parksBeforeFast.set(drainedParks());
+            fast.countDown();
+            reader.join("the reader to answer itself " + fastRounds + " times");
+            long fastParks = drainedParks() - parksBeforeFast.get();
+            log("%s: %d parks before reading in %d slow rounds, %d in %d fast rounds", api,
+                    slowParks, slowRounds, fastParks, fastRounds);
+            if (edgeTriggered()) {
+                assertEquals(expectedDrainedParks(slowRounds - 1), slowParks,
+                        "parks before reading in the slow rounds");
+                assertTrue(fastParks < DRAINED_SAMPLE, "parks before reading in the fast rounds: "
+                        + fastParks + ", expected fewer than " + DRAINED_SAMPLE);
+            } else {
+                assertEquals(0, slowParks + fastParks);
+            }
         }
     }
 

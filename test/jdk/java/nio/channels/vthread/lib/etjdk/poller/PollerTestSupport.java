@@ -117,6 +117,9 @@ public final class PollerTestSupport {
     private static final Field STATS_RETRIES;
     private static final Field STATS_DEREGISTRATIONS;
     private static final Field STATS_DRAINED_PARKS;
+    private static final Field STATS_DRAINED_ATTEMPTS;
+    /** Poller.ShortReads.DrainedReads: attempts that return EAGAIN before parks, one attempt in SAMPLE reads. */
+    public static final int DRAINED_LEARN, DRAINED_SAMPLE;
     private static final Object REGISTERED;
     private static final Object POLLED;
     private static final Object DRAINED;
@@ -156,6 +159,10 @@ public final class PollerTestSupport {
             STATS_RETRIES = accessible(stats.getDeclaredField("retries"));
             STATS_DEREGISTRATIONS = accessible(stats.getDeclaredField("deregistrations"));
             STATS_DRAINED_PARKS = accessible(stats.getDeclaredField("drainedParks"));
+            STATS_DRAINED_ATTEMPTS = accessible(stats.getDeclaredField("drainedAttempts"));
+            Class<?> drainedReads = Class.forName("sun.nio.ch.Poller$ShortReads$DrainedReads");
+            DRAINED_LEARN = accessible(drainedReads.getDeclaredField("LEARN")).getInt(null);
+            DRAINED_SAMPLE = accessible(drainedReads.getDeclaredField("SAMPLE")).getInt(null);
             Class<?> net = Class.forName("sun.nio.ch.Net");
             POLLIN = ((Number) accessible(net.getDeclaredField("POLLIN")).get(null)).intValue();
             SELCH_FDVAL = accessible(Class.forName("sun.nio.ch.SelChImpl").getMethod("getFDVal"));
@@ -412,6 +419,36 @@ public final class PollerTestSupport {
             if (stats != null) n += sum(STATS_DRAINED_PARKS, stats);
         }
         return n;
+    }
+
+    /** Read attempts made in DRAINED instead of a park, summed over all read pollers. */
+    public static long drainedAttempts() {
+        long n = 0;
+        for (Object p : readPollers()) {
+            Object stats = get(STATS, p);
+            if (stats != null) n += sum(STATS_DRAINED_ATTEMPTS, stats);
+        }
+        return n;
+    }
+
+    /**
+     * The parks before reading that Poller.ShortReads.DrainedReads allows a new channel
+     * in {@code reads} reads that find DRAINED, if all its read attempts return EAGAIN
+     * (the peer answers after the reader reads again): none in the first
+     * DRAINED_LEARN, then all but one in every DRAINED_SAMPLE.
+     */
+    public static int expectedDrainedParks(int reads) {
+        int eagainAttempts = 0, parksSinceAttempt = 0, parks = 0;
+        for (int i = 0; i < reads; i++) {
+            if (eagainAttempts >= DRAINED_LEARN && parksSinceAttempt < DRAINED_SAMPLE - 1) {
+                parksSinceAttempt++;
+                parks++;
+            } else {
+                parksSinceAttempt = 0;
+                eagainAttempts = Math.min(eagainAttempts + 1, DRAINED_LEARN);
+            }
+        }
+        return parks;
     }
 
     /** The counters summed over all read pollers. */
