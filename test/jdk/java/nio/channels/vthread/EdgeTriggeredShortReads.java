@@ -20,9 +20,10 @@
 /*
  * @test id=default
  * @summary A short read of a stream socket ends its read readiness (the DRAINED
- *     state): the next read parks before it reads, and end of stream, a reset,
- *     urgent data, a timeout, close and interrupt still end it. Feature off:
- *     behaviour only.
+ *     state): the next read may park before it reads, and does once the channel's
+ *     read attempts there kept returning EAGAIN; end of stream, a reset, urgent
+ *     data, a timeout, close and interrupt still end it. Feature off: behaviour
+ *     only.
  * @requires os.family == "linux"
  * @library /test/lib lib
  * @modules java.base/sun.nio.ch:+open java.base/java.net:+open
@@ -106,6 +107,34 @@ class EdgeTriggeredShortReads {
             var pair = SocketPair.open(socketListener);
             pair.client().setTcpNoDelay(true);
             return new Connection(api, null, null, pair.client(), pair.server());
+        }
+
+        /**
+         * Opens a connection whose reader has learnt to park before reading (see
+         * Poller.ShortReads.DrainedReads): 1 + DRAINED_LEARN short reads of one-byte
+         * writes that come after the reader parked. If edge-triggered, the state is
+         * then DRAINED and the next DRAINED_SAMPLE - 1 reads that find DRAINED park
+         * first, so that a wrongly entered DRAINED hangs a test instead of costing
+         * a read attempt.
+         */
+        static Connection openLearnt(Api api) throws Exception {
+            Connection c = open(api);
+            int reads = 1 + DRAINED_LEARN;
+            var done = new AtomicInteger();
+            var learner = startVirtual("learner", () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                for (int i = 0; i < reads; i++) {
+                    assertEquals(1, c.read(buf, 0), "learning read " + (i + 1));
+                    done.incrementAndGet();
+                }
+                return null;
+            });
+            for (int i = 0; i < reads; i++) {
+                awaitRead(learner, done, i, c.fd(), "learning read " + (i + 1));
+                c.write("x");
+            }
+            learner.join("the reader to learn to park before reading");
+            return c;
         }
 
         int fd() {
@@ -313,7 +342,7 @@ class EdgeTriggeredShortReads {
         int iterations = iterations(300);
         int conditions = 0;
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api)) {
+            try (var c = Connection.openLearnt(api)) {
                 var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.shutdownPeerOutput();
@@ -336,7 +365,7 @@ class EdgeTriggeredShortReads {
     @ParameterizedTest
     @EnumSource(Api.class)
     void testFullReadsDoNotDrain(Api api) throws Exception {
-        try (var c = Connection.open(api)) {
+        try (var c = Connection.openLearnt(api)) {
             var reader = startVirtual("reader", () -> {
                 byte[] buf = new byte[2 * BUFFER];
                 int total = 0;
@@ -367,7 +396,7 @@ class EdgeTriggeredShortReads {
     void testEndOfStreamBeforePark(Api api) throws Exception {
         if (!edgeTriggered())
             return;
-        try (var c = Connection.open(api)) {
+        try (var c = Connection.openLearnt(api)) {
             var firstRead = new AtomicInteger();
             var go = new CountDownLatch(1);
             var reader = startVirtual("reader", () -> {
@@ -399,7 +428,7 @@ class EdgeTriggeredShortReads {
     void testResetWithData(Api api) throws Exception {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api)) {
+            try (var c = Connection.openLearnt(api)) {
                 var reader = startReadingToTheEnd(c, "iteration " + i);
                 c.write("0123456789");
                 c.resetPeer();
@@ -421,7 +450,7 @@ class EdgeTriggeredShortReads {
     void testUrgentData(Api api) throws Exception {
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
-            try (var c = Connection.open(api)) {
+            try (var c = Connection.openLearnt(api)) {
                 var firstRead = new AtomicInteger();
                 var reader = startVirtual("reader", () -> {
                     byte[] buf = new byte[2 * BUFFER];
@@ -454,7 +483,7 @@ class EdgeTriggeredShortReads {
     @EnumSource(Api.class)
     void testPlatformReadsBetweenVirtualReads(Api api) throws Exception {
         final int rounds = 20;
-        try (var c = Connection.open(api)) {
+        try (var c = Connection.openLearnt(api)) {
             for (int i = 0; i < rounds; i++) {
                 var virtualRead = startVirtual("virtual reader", () -> readByte(c));
                 awaitParked(virtualRead.thread(), c.fd(), "the virtual reader to park, round " + i);
@@ -488,7 +517,7 @@ class EdgeTriggeredShortReads {
      */
     @Test
     void testSelectorBetweenBlockingReads() throws Exception {
-        try (var c = Connection.open(Api.CHANNEL); var selector = java.nio.channels.Selector.open()) {
+        try (var c = Connection.openLearnt(Api.CHANNEL); var selector = java.nio.channels.Selector.open()) {
             SocketChannel sc = c.channelReader();
             var task = startVirtual("reader", () -> {
                 assertEquals(1, c.read(new byte[2 * BUFFER], 0));
@@ -536,7 +565,7 @@ class EdgeTriggeredShortReads {
     /** A read of zero bytes returns at once, also after a short read. */
     @Test
     void testZeroLengthReadAfterShortRead() throws Exception {
-        try (var c = Connection.open(Api.CHANNEL)) {
+        try (var c = Connection.openLearnt(Api.CHANNEL)) {
             var reader = startVirtual("reader", () -> {
                 assertEquals(1, c.read(new byte[2 * BUFFER], 0));
                 return c.channelReader().read(ByteBuffer.allocate(0));
@@ -660,13 +689,21 @@ class EdgeTriggeredShortReads {
             long attempts = drainedAttempts() - attemptsBefore;
             log("%s: %d parks before reading, %d attempts in DRAINED in %d rounds", api, parks,
                     attempts, rounds);
-            assertEquals(0, parks, "parks before reading, with the answer there each time");
+            // fewer than one sample's worth: a late loopback delivery may make
+            // attempts return EAGAIN, but not 4 in a row every time
+            assertTrue(parks < DRAINED_SAMPLE, "parks before reading, with the answer there"
+                    + " each time: " + parks + ", expected fewer than " + DRAINED_SAMPLE);
+            if (POLLER_MODE.equals("4") && "1".equals(
+                    System.getProperty("jdk.virtualThreadScheduler.parallelism"))) {
+                // one carrier, busy with the reader: nobody polls the answer's edge
+                assertTrue(attempts > 0, "no read found DRAINED with the answer there");
+            }
         }
     }
 
     /**
      * A peer that answers late, then early: after the reader has learnt to park before
-     * reading, DRAINED_SAMPLE reads at most bring it back to attempting first (phase
+     * reading, one sample brings it back to attempting first (phase
      * 1: 1 + DRAINED_LEARN + DRAINED_SAMPLE rounds in which the test writes after the
      * reader parked; phase 2: 4 * DRAINED_SAMPLE rounds in which the reader writes to
      * its own peer before it reads).
@@ -680,7 +717,6 @@ class EdgeTriggeredShortReads {
             long before = drainedParks();
             var done = new AtomicInteger();
             var fast = new CountDownLatch(1);
-            var parksBeforeFast = new java.util.concurrent.atomic.AtomicLong();
             var reader = startVirtual("reader", () -> {
                 byte[] buf = new byte[2 * BUFFER];
                 for (int i = 0; i < slowRounds; i++) {
@@ -701,17 +737,17 @@ class EdgeTriggeredShortReads {
             await(() -> "the reader to end the slow rounds (done " + done.get() + ")",
                     () -> done.get() == slowRounds || reader.isDone());
             long slowParks = drainedParks() - before;
-            parksBeforeFast.set(drainedParks());
+            long parksBeforeFast = drainedParks();
             fast.countDown();
             reader.join("the reader to answer itself " + fastRounds + " times");
-            long fastParks = drainedParks() - parksBeforeFast.get();
+            long fastParks = drainedParks() - parksBeforeFast;
             log("%s: %d parks before reading in %d slow rounds, %d in %d fast rounds", api,
                     slowParks, slowRounds, fastParks, fastRounds);
             if (edgeTriggered()) {
                 assertEquals(expectedDrainedParks(slowRounds - 1), slowParks,
                         "parks before reading in the slow rounds");
-                assertTrue(fastParks < DRAINED_SAMPLE, "parks before reading in the fast rounds: "
-                        + fastParks + ", expected fewer than " + DRAINED_SAMPLE);
+                assertTrue(fastParks < 2 * DRAINED_SAMPLE, "parks before reading in the fast"
+                        + " rounds: " + fastParks + ", expected fewer than " + 2 * DRAINED_SAMPLE);
             } else {
                 assertEquals(0, slowParks + fastParks);
             }
