@@ -413,20 +413,19 @@ public final class PollerTestSupport {
 
     /** Parks before a read attempt (from DRAINED), summed over all read pollers. */
     public static long drainedParks() {
-        long n = 0;
-        for (Object p : readPollers()) {
-            Object stats = get(STATS, p);
-            if (stats != null) n += sum(STATS_DRAINED_PARKS, stats);
-        }
-        return n;
+        return sumOverReadPollers(STATS_DRAINED_PARKS);
     }
 
     /** Read attempts made in DRAINED instead of a park, summed over all read pollers. */
     public static long drainedAttempts() {
+        return sumOverReadPollers(STATS_DRAINED_ATTEMPTS);
+    }
+
+    private static long sumOverReadPollers(Field counter) {
         long n = 0;
         for (Object p : readPollers()) {
             Object stats = get(STATS, p);
-            if (stats != null) n += sum(STATS_DRAINED_ATTEMPTS, stats);
+            if (stats != null) n += sum(counter, stats);
         }
         return n;
     }
