@@ -534,13 +534,31 @@ public final class PollerTestSupport {
         return fdValOfImpl(ServerSocket.class, s);
     }
 
+    private static SocketImpl implOf(Class<?> clazz, Object s) throws ReflectiveOperationException {
+        return (SocketImpl) accessible(clazz.getDeclaredField("impl")).get(s);
+    }
+
     private static int fdValOfImpl(Class<?> clazz, Object s) {
         try {
-            Field implField = accessible(clazz.getDeclaredField("impl"));
-            SocketImpl impl = (SocketImpl) implField.get(s);
+            SocketImpl impl = implOf(clazz, s);
             Method getfd = accessible(SocketImpl.class.getDeclaredMethod("getFileDescriptor"));
             FileDescriptor fd = (FileDescriptor) getfd.invoke(impl);
             return (Integer) invoke(IOUTIL_FDVAL, null, fd);
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** Whether the reads of a java.net.Socket report if they emptied its receive queue. */
+    public enum QueueReports { NOT_ASKED, ON, UNAVAILABLE }
+
+    /** The receive queue reports of a java.net.Socket (needs java.base/java.net:+open). */
+    public static QueueReports receiveQueueReports(Socket s) {
+        try {
+            SocketImpl impl = implOf(Socket.class, s);
+            byte value = accessible(impl.getClass().getDeclaredField("receiveQueueReports"))
+                    .getByte(impl);
+            return QueueReports.values()[value];
         } catch (ReflectiveOperationException e) {
             throw new RuntimeException(e);
         }
