@@ -48,8 +48,9 @@ def write_csv(path, rows, fields):
                         for k, v in r.items()})
 
 
-def read_perf_csv(path, events):
-    """perf stat -x, output -> {event: count}; every event in EVENTS must be there."""
+def read_perf_csv(path, events, optional=()):
+    """perf stat -x, output -> {event: count}; every event in EVENTS must be there,
+    those in optional may be missing (runs recorded before they were counted)."""
     out = {}
     with open(path, encoding="utf-8") as f:
         for row in csv.reader(f):
@@ -58,7 +59,7 @@ def read_perf_csv(path, events):
             value, event = row[0], row[2]
             if event.endswith(":u"):
                 event = event[:-2]
-            if event not in events:
+            if event not in events and event not in optional:
                 continue
             if value.startswith("<"):
                 raise DataError(f"{path}: event {event} was {value}")

@@ -6,6 +6,7 @@
                                     stdout; with OUT.md also the page and OUT.csv
 """
 
+import math
 import os
 import sys
 
@@ -20,6 +21,11 @@ EVENTS = {
     "syscalls:sys_enter_read": "read",
     "syscalls:sys_enter_write": "write",
     "raw_syscalls:sys_enter": "syscalls",
+}
+# counted since 2026-12-05 (sockets read with recvmsg to learn what is left
+# queued, TCP_INQ); runs recorded before have none
+OPTIONAL_EVENTS = {
+    "syscalls:sys_enter_recvmsg": "recvmsg",
 }
 
 
@@ -46,15 +52,18 @@ def load_run(raw, d, cfg):
         secs = ops / rate if rate else float("nan")
     if ops <= 0:
         raise R.DataError(f"{d}: no operations counted")
-    perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS)
+    perf = R.read_perf_csv(os.path.join(d, "perf.csv"), EVENTS, OPTIONAL_EVENTS)
     r = {"ops": ops, "rate": rate, "seconds": secs}
-    for ev, k in EVENTS.items():
-        r[k] = perf[ev]
-        r[k + "_per_op"] = perf[ev] / ops
+    for ev, k in {**EVENTS, **OPTIONAL_EVENTS}.items():
+        r[k] = perf.get(ev, float("nan"))  # n/a: not counted
+        r[k + "_per_op"] = r[k] / ops
+    # a read of a socket is a read or a recvmsg call
+    reads = r["read"] + (0.0 if math.isnan(r["recvmsg"]) else r["recvmsg"])
+    r["reads_per_op"] = reads / ops
     r["cpu_us_per_op"] = perf["task-clock"] * 1000.0 / ops
     r["cpu_util"] = perf["task-clock"] / 1000.0 / secs if windowed else float("nan")
     r["cpu_ms_per_op"] = perf["task-clock"] / ops
-    r["read_bytes"] = ops * 1048576.0 / perf["syscalls:sys_enter_read"] if perf["syscalls:sys_enter_read"] else float("nan")
+    r["read_bytes"] = ops * 1048576.0 / reads if reads else float("nan")
     return r
 
 
@@ -78,7 +87,8 @@ METRICS = [
     ("cs_per_op", "context switches/op", R.fmt),
     ("epoll_ctl_per_op", "epoll_ctl/op", R.fmt),
     ("epoll_wait_per_op", "epoll_wait/op", R.fmt),
-    ("read_per_op", "read/op", R.fmt),
+    ("reads_per_op", "reads/op (read + recvmsg)", R.fmt),
+    ("recvmsg_per_op", "recvmsg/op", R.fmt),
     ("write_per_op", "write/op", R.fmt),
     ("syscalls_per_op", "all syscalls/op", R.fmt),
 ]

@@ -24,7 +24,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 # shellcheck source=../lib/guard.sh
 . "$TOP/bench/lib/guard.sh"
-EVENTS=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_write,raw_syscalls:sys_enter
+EVENTS=task-clock,context-switches,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_read,syscalls:sys_enter_recvmsg,syscalls:sys_enter_write,raw_syscalls:sys_enter
 ME=${ET_PINGPONG_NAME:-syscalls-per-round-trip.sh}
 die() { printf '%s\n' "$ME: error: $*" >&2; exit 1; }
 say() { printf '%s\n' "$ME: $*" >&2; }

@@ -398,6 +398,11 @@ class EdgeTriggeredShortReads {
             log("%s: %d parks before reading, %d attempts in DRAINED in %d rounds", api, parks,
                     attempts, rounds);
             if (edgeTriggered()) {
+                // the model of the rule, pinned for its constants: a change of LEARN
+                // or SAMPLE is a change of this test
+                assertEquals(90, expectedDrainedParks(99), "parks before reading in 99"
+                        + " reads that find DRAINED, LEARN " + DRAINED_LEARN + ", SAMPLE "
+                        + DRAINED_SAMPLE);
                 // the first round registers the fd and parks after EAGAIN
                 assertEquals(expectedDrainedParks(rounds - 1), parks,
                         "parks before reading (from DRAINED)");
