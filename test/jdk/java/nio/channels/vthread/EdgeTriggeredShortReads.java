@@ -373,7 +373,7 @@ class EdgeTriggeredShortReads {
     /**
      * Reads after short reads park before they read once the channel's attempts
      * returned EAGAIN DRAINED_LEARN times in a row, but for one attempt in every
-     * DRAINED_SAMPLE reads: ROUNDS one-byte writes, each after the reader parked,
+     * DRAINED_SAMPLE reads: {@code rounds} one-byte writes, each after the reader parked,
      * read with BUFFER-byte reads; all but the first find DRAINED.
      */
     @ParameterizedTest
@@ -450,7 +450,8 @@ class EdgeTriggeredShortReads {
 
     /**
      * A read that fills its buffer does not end readiness: 3 * BUFFER bytes written at
-     * once are read with BUFFER-byte reads and no further edge.
+     * once are read with BUFFER-byte reads and no further edge. With a java.net.Socket
+     * the first read turns the queue reports on, so the second reports bytes left.
      */
     @ParameterizedTest
     @EnumSource(Api.class)
@@ -476,7 +477,7 @@ class EdgeTriggeredShortReads {
 
     /**
      * A java.net.Socket read that fills its buffer and leaves nothing queued ends
-     * read readiness as a short read does (TCP_INQ): ROUNDS one-byte writes, each
+     * read readiness as a short read does (TCP_INQ): {@code rounds} one-byte writes, each
      * after the reader parked, read with one-byte reads. The first read asks for the
      * reports, the second parks after EAGAIN, every later one finds DRAINED and parks
      * before reading as in testParksBeforeReading.
@@ -614,7 +615,7 @@ class EdgeTriggeredShortReads {
      * A platform thread reads between the reads of a virtual thread, once after a
      * short read of the virtual thread (DRAINED) and once after its own short read:
      * neither reader waits for data that is already there, nor misses data that
-     * comes later (ROUNDS rounds, two bytes each).
+     * comes later ({@code rounds} rounds, two bytes each).
      */
     @ParameterizedTest
     @EnumSource(Api.class)
@@ -800,7 +801,7 @@ class EdgeTriggeredShortReads {
 
     /**
      * A peer that answers before the reader reads again: the reader writes to its own
-     * peer, then reads (ROUNDS rounds, one byte each). Its reads find
+     * peer, then reads ({@code rounds} rounds, one byte each). Its reads find
      * the answer there and never park before reading, although the state is DRAINED
      * whenever no poll took the answer's edge in between.
      */
