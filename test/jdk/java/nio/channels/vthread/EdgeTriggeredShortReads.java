@@ -355,6 +355,36 @@ class EdgeTriggeredShortReads {
         return reader;
     }
 
+    /** Parks before reading and read attempts in DRAINED, summed over the read pollers. */
+    private record DrainedCounts(long parks, long attempts) { }
+
+    /**
+     * {@code rounds} one-byte writes, each after the reader parked, read with
+     * {@code c.read(buf, 0, 1)}.
+     * @return the parks before reading and attempts in DRAINED meanwhile
+     */
+    private static DrainedCounts oneByteRounds(Connection c, int rounds) throws Exception {
+        long before = drainedParks();
+        long attemptsBefore = drainedAttempts();
+        var done = new AtomicInteger();
+        var reader = startVirtual("reader", () -> {
+            byte[] buf = new byte[2 * BUFFER];
+            for (int i = 0; i < rounds; i++) {
+                int n = c.read(buf, 0, 1);
+                if (n != 1)
+                    throw new AssertionError("round " + i + ": read returned " + n);
+                done.incrementAndGet();
+            }
+            return null;
+        });
+        for (int i = 0; i < rounds; i++) {
+            awaitRead(reader, done, i, c.fd(), "round " + i);
+            c.write("x");
+        }
+        reader.join("the reader to read " + rounds + " one-byte writes");
+        return new DrainedCounts(drainedParks() - before, drainedAttempts() - attemptsBefore);
+    }
+
     /**
      * Reads into buf until the reader has {@code expected} bytes or end of stream.
      * @return the number of bytes read
@@ -381,26 +411,8 @@ class EdgeTriggeredShortReads {
     void testParksBeforeReading(Api api) throws Exception {
         final int rounds = 100;
         try (var c = Connection.open(api)) {
-            long before = drainedParks();
-            long attemptsBefore = drainedAttempts();
-            var done = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[2 * BUFFER];
-                for (int i = 0; i < rounds; i++) {
-                    int n = c.read(buf, 0);
-                    if (n != 1)
-                        throw new AssertionError("round " + i + ": read returned " + n);
-                    done.incrementAndGet();
-                }
-                return null;
-            });
-            for (int i = 0; i < rounds; i++) {
-                awaitRead(reader, done, i, c.fd(), "round " + i);
-                c.write("x");
-            }
-            reader.join("the reader to read " + rounds + " one-byte writes");
-            long parks = drainedParks() - before;
-            long attempts = drainedAttempts() - attemptsBefore;
+            DrainedCounts counts = oneByteRounds(c, rounds);
+            long parks = counts.parks(), attempts = counts.attempts();
             log("%s: %d parks before reading, %d attempts in DRAINED in %d rounds", api, parks,
                     attempts, rounds);
             if (edgeTriggered()) {
@@ -486,26 +498,8 @@ class EdgeTriggeredShortReads {
     void testFullReadsThatEmptyTheQueue() throws Exception {
         final int rounds = 100;
         try (var c = Connection.open(Api.SOCKET, Reads.FULL)) {
-            long before = drainedParks();
-            long attemptsBefore = drainedAttempts();
-            var done = new AtomicInteger();
-            var reader = startVirtual("reader", () -> {
-                byte[] buf = new byte[1];
-                for (int i = 0; i < rounds; i++) {
-                    int n = c.read(buf, 0, 1);
-                    if (n != 1)
-                        throw new AssertionError("round " + i + ": read returned " + n);
-                    done.incrementAndGet();
-                }
-                return null;
-            });
-            for (int i = 0; i < rounds; i++) {
-                awaitRead(reader, done, i, c.fd(), "round " + i);
-                c.write("x");
-            }
-            reader.join("the reader to read " + rounds + " one-byte writes with one-byte reads");
-            long parks = drainedParks() - before;
-            long attempts = drainedAttempts() - attemptsBefore;
+            DrainedCounts counts = oneByteRounds(c, rounds);
+            long parks = counts.parks(), attempts = counts.attempts();
             log("%d parks before reading, %d attempts in DRAINED in %d rounds of full reads",
                     parks, attempts, rounds);
             c.checkQueueReports();
