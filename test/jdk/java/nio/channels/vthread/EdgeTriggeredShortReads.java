@@ -488,6 +488,21 @@ class EdgeTriggeredShortReads {
     }
 
     /**
+     * A SocketChannel read that fills its buffer never ends read readiness, whatever
+     * it left queued: the channel does not ask for the queue reports ({@code rounds}
+     * one-byte rounds of full reads, none of which may find DRAINED).
+     */
+    @Test
+    void testChannelFullReadsDoNotDrain() throws Exception {
+        final int rounds = 20;
+        try (var c = Connection.open(Api.CHANNEL, Reads.FULL)) {
+            DrainedCounts counts = oneByteRounds(c, rounds);
+            assertEquals(new DrainedCounts(0, 0), counts,
+                    "reads that found DRAINED after full reads of a SocketChannel");
+        }
+    }
+
+    /**
      * A java.net.Socket read that fills its buffer and leaves nothing queued ends
      * read readiness as a short read does (TCP_INQ): {@code rounds} one-byte writes, each
      * after the reader parked, read with one-byte reads. The first read asks for the
@@ -565,8 +580,12 @@ class EdgeTriggeredShortReads {
                 c.resetPeer();
                 Object outcome = reader.outcome("the reader to see the reset after the data"
                         + " (iteration " + i + " of " + iterations + ")");
-                if (!(outcome instanceof IOException) && !(outcome instanceof Integer))
+                if (outcome instanceof IOException e) {
+                    // as read0 reports it, with the queue reports on (recvmsg) or off
+                    assertEquals("Connection reset", e.getMessage(), "iteration " + i);
+                } else if (!(outcome instanceof Integer)) {
                     fail("iteration " + i + ": unexpected outcome " + outcome);
+                }
             }
         }
     }
@@ -579,16 +598,35 @@ class EdgeTriggeredShortReads {
     @ParameterizedTest
     @MethodSource("readers")
     void testUrgentData(Api api, Reads reads) throws Exception {
+        readAroundUrgentData(api, reads, false);
+    }
+
+    /** As testUrgentData, with SO_OOBINLINE on: the urgent byte is read in line. */
+    @ParameterizedTest
+    @MethodSource("readers")
+    void testUrgentDataInline(Api api, Reads reads) throws Exception {
+        readAroundUrgentData(api, reads, true);
+    }
+
+    private static void readAroundUrgentData(Api api, Reads reads, boolean inline)
+            throws Exception {
+        String expected = inline ? "abcUdef" : "abcdef";
         int iterations = iterations(300);
         for (int i = 0; i < iterations; i++) {
             try (var c = Connection.openLearnt(api, reads)) {
+                if (api == Api.CHANNEL) {
+                    c.channelReader().socket().setOOBInline(inline);
+                } else {
+                    c.socketReader().setOOBInline(inline);
+                }
                 var firstRead = new AtomicInteger();
                 var reader = startVirtual("reader", () -> {
                     byte[] buf = new byte[2 * BUFFER];
                     int total = readUpTo(c, buf, 1);
                     firstRead.incrementAndGet();
-                    total += readUpTo(c, buf, 6);
-                    return new String(buf, 0, 6, StandardCharsets.US_ASCII) + "/" + total;
+                    total += readUpTo(c, buf, expected.length());
+                    return new String(buf, 0, expected.length(), StandardCharsets.US_ASCII)
+                            + "/" + total;
                 });
                 awaitParked(reader.thread(), c.fd(), "the reader to park, iteration " + i);
                 c.write("a");
@@ -598,24 +636,26 @@ class EdgeTriggeredShortReads {
                 Socket peer = (api == Api.CHANNEL) ? c.channelPeer().socket() : c.socketPeer();
                 peer.sendUrgentData('U');
                 c.write("def");
-                String got = reader.join("the reader to read the 6 bytes around urgent data"
-                        + " (iteration " + i + " of " + iterations + ")");
-                assertEquals("abcdef/7", got, "iteration " + i);
+                String got = reader.join("the reader to read the " + expected.length()
+                        + " bytes around urgent data (iteration " + i + " of " + iterations + ")");
+                assertEquals(expected + "/" + (expected.length() + 1), got, "iteration " + i);
             }
         }
     }
 
     /**
      * A platform thread reads between the reads of a virtual thread, once after a
-     * short read of the virtual thread (DRAINED) and once after its own short read:
-     * neither reader waits for data that is already there, nor misses data that
-     * comes later ({@code rounds} rounds, two bytes each).
+     * read of the virtual thread that ended readiness (DRAINED) and once after its
+     * own: neither reader waits for data that is already there, nor misses data that
+     * comes later ({@code rounds} rounds, two bytes each). With full reads of a
+     * java.net.Socket the platform thread's reads report the queue too.
      */
     @ParameterizedTest
-    @EnumSource(Api.class)
-    void testPlatformReadsBetweenVirtualReads(Api api) throws Exception {
+    @MethodSource("readers")
+    void testPlatformReadsBetweenVirtualReads(Api api, Reads reads) throws Exception {
         final int rounds = 20;
-        try (var c = Connection.openLearnt(api)) {
+        try (var c = Connection.openLearnt(api, reads)) {
+            c.checkQueueReports();
             for (int i = 0; i < rounds; i++) {
                 var virtualRead = startVirtual("virtual reader", () -> readByte(c));
                 awaitParked(virtualRead.thread(), c.fd(), "the virtual reader to park, round " + i);
@@ -631,10 +671,10 @@ class EdgeTriggeredShortReads {
         }
     }
 
-    /** One BUFFER-byte read that must return exactly one byte. */
+    /** One read (see Connection.read(buf, off, 1)) that must return exactly one byte. */
     private static char readByte(Connection c) throws IOException {
         byte[] buf = new byte[2 * BUFFER];
-        int n = c.read(buf, 0);
+        int n = c.read(buf, 0, 1);
         if (n != 1)
             throw new AssertionError("read returned " + n + " where one byte was written");
         return (char) buf[0];
