@@ -85,7 +85,7 @@ PLUMBING = re.compile(r"^(jdk\.internal\.misc\.Unsafe\.|java\.util\.concurrent\.
                       r"|java\.util\.concurrent\.ForkJoinPool\.wakeCarrierPoller)")
 FRAME = re.compile(r"^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$")
 HEADER = re.compile(r"^\s*(.*?)\s+(?:(\d+)/)?(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
-SWITCH_PIDS = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=")
+SWITCH_PIDS = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+)")
 JIT_MAP = re.compile(r"(^|/)perf-\d+\.map$")
 MIN_SHOWN = 0.0005  # per round trip: sites below this in every run share one row, counted
 WINDOW = 0.0005  # seconds from a park or unpark probe to the futex call it makes
@@ -157,9 +157,12 @@ def jvm_threads(events, jvm):
 
 
 def waker_role(comm, tid, jvm_tids):
-    if tid in jvm_tids:
-        return role(comm)
-    return "kernel" if thread_role(comm) == "kernel" else "other process"
+    """The role of a thread that wakes or preempts one of the JVM's: the kernel's
+    threads and idle tasks, the JVM's threads by role(), or another process (whose
+    threads may have the same names as the JVM's: a peer JVM's "java")."""
+    if thread_role(comm) == "kernel":
+        return "kernel"
+    return role(comm) if tid in jvm_tids else "other process"
 
 
 def read_run(label):
@@ -246,7 +249,7 @@ def placement(events, jvm_tids):
             if not m:
                 continue
             if m.group(3).startswith("R") and role(m.group(1)) in PLACED and m.group(2) in jvm_tids:
-                counts[("preemption", f"{role(m.group(1))} by {thread_role(m.group(4))}, "
+                counts[("preemption", f"{role(m.group(1))} by {waker_role(m.group(4), m.group(5), jvm_tids)}, "
                         + ("another CPU idle" if other_idle(cpu) else "no other CPU idle"))] += 1
             running[cpu] = m.group(4)
         elif event == "sched:sched_wakeup":

@@ -137,6 +137,15 @@ class PlacementTest(unittest.TestCase):
         printed = output(M.placement_label, line, 'MODE4 1 1000 7')
         self.assertEqual(len(printed.splitlines()), 1, printed)
 
+    def test_a_preempting_thread_of_another_process_is_named_so(self):
+        # a peer JVM's main thread is called "java", as the JVM's own is
+        text = (sw('ForkJoi..rker-1', '7/11', 0, 1.0, 'R', 'java', 99)
+                + sw('java', '7/12', 1, 1.05, 'S', 'swapper/1', 0)
+                + sw('ForkJoi..rker-1', '7/11', 0, 1.1, 'R', 'java', 12))
+        rows = site_rows(output(M.placement_label, text, 'MODE4 1 1000 7'))
+        self.assertEqual(rows, {('preemption', 'carrier by other process, no other CPU idle'): 0.001,
+                                ('preemption', 'carrier by other JVM thread, another CPU idle'): 0.001})
+
     def test_an_unknown_cpu_is_not_idle(self):
         rows = self.rows(wk('echo-server', 12, 0, 1.1, 'ForkJoi..rker-1', 11, 1))
         self.assertEqual(rows, {('wakeup placement', 'carrier by echo server: onto another CPU, no other CPU idle'): 0.001})
