@@ -581,7 +581,7 @@ class EdgeTriggeredShortReads {
                 Object outcome = reader.outcome("the reader to see the reset after the data"
                         + " (iteration " + i + " of " + iterations + ")");
                 if (outcome instanceof IOException e) {
-                    // as read0 reports it, with the queue reports on (recvmsg) or off
+                    // ECONNRESET is a ConnectionResetException on the recvmsg path too
                     assertEquals("Connection reset", e.getMessage(), "iteration " + i);
                 } else if (!(outcome instanceof Integer)) {
                     fail("iteration " + i + ": unexpected outcome " + outcome);
@@ -648,7 +648,7 @@ class EdgeTriggeredShortReads {
      * read of the virtual thread that ended readiness (DRAINED) and once after its
      * own: neither reader waits for data that is already there, nor misses data that
      * comes later ({@code rounds} rounds, two bytes each). With full reads of a
-     * java.net.Socket the platform thread's reads report the queue too.
+     * java.net.Socket the platform thread reads with the queue reports on.
      */
     @ParameterizedTest
     @MethodSource("readers")
