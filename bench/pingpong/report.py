@@ -190,6 +190,11 @@ def page(cfg, meta, variants, runs, out):
             where = ("in a process of its own (`PingPong.java --serve`, source launcher on "
                      f"`{cfg['peer_version']}`, not pinned to a CPU). Its CPU and its context "
                      "switches are not counted")
+        elif cfg.get("echo_peer") == "pinned":
+            where = ("in a process of its own (`PingPong.java --serve`, source launcher on "
+                     f"`{cfg['peer_version']}`) pinned to CPU {cfg['peer_cpu']}, the clients' JVM "
+                     f"pinned to CPU {cfg['client_cpu']} (`taskset`). The server's CPU and its "
+                     "context switches are not counted")
         else:
             where = "in the same JVM (a platform thread), counted with it"
         L.append(f"- `PingPong.java`: {cfg['clients']} virtual-thread clients, each with a "

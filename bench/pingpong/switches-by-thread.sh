@@ -28,8 +28,9 @@ Options (defaults in brackets):
   --jvm-args "OPTS"      JVM options for every variant
                          [-Djdk.virtualThreadScheduler.parallelism=2]
   --echo-peer WHERE      the echo server in the JVM under test (jvm) or in a JVM
-                         of its own on --peer-jdk, not recorded (process) [jvm]
-  --peer-jdk DIR         JDK for --echo-peer process [/usr/lib/jvm/temurin-25-jdk-amd64]
+                         of its own on --peer-jdk, not recorded (process), or so
+                         on CPU 1 with the JVM under test on CPU 0 (pinned) [jvm]
+  --peer-jdk DIR         JDK for --echo-peer process or pinned [/usr/lib/jvm/temurin-25-jdk-amd64]
   --warmup-round-trips N untimed round trips per client first; perf then records
                          the timed round trips only [0: the whole run]
   --sites                also count the carriers' sleeps and wakeups by site (a
@@ -77,7 +78,11 @@ for n in "$pairs" "$clients" "$rt"; do
   [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--pairs, --clients and --round-trips must be whole numbers >= 1, got '$n'"
 done
 [[ $warmup_rt =~ ^[0-9]+$ ]] || die "--warmup-round-trips must be a whole number >= 0, got '$warmup_rt'"
-[[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
+[[ $echo_peer == jvm || $echo_peer == process || $echo_peer == pinned ]] \
+  || die "--echo-peer must be jvm, process or pinned, got '$echo_peer'"
+[[ $echo_peer != pinned ]] || { taskset -c 0 true 2>/dev/null && taskset -c 1 true 2>/dev/null; } \
+  || die "--echo-peer pinned needs taskset (util-linux) and CPUs 0 and 1"
+
 [[ $echo_peer == jvm || -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
 if (( ${#names[@]} == 0 )); then names=(UPSTREAM MODE4); opts=("" "-Djdk.pollerMode=4"); fi
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
@@ -125,9 +130,11 @@ for i in $(seq 1 "$pairs"); do
   for v in "${!names[@]}"; do
     if (( first )); then first=0; else guard_check between "${names[$v]}, pair $i"; fi
     load0=$(cut -d' ' -f1 /proc/loadavg)
-    peer_args=()
-    if [[ $echo_peer == process ]]; then
-      bench_start_peer "$work/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
+    peer_args=() peer_pin=() pin=()
+    [[ $echo_peer != pinned ]] || { peer_pin=(taskset -c 1); pin=(taskset -c 0); }
+    if [[ $echo_peer != jvm ]]; then
+      bench_start_peer "$work/peer.log" "${peer_pin[@]}" "$peer_jdk/bin/java" -XX:+UseSerialGC \
+        "$HERE/PingPong.java" --serve
       peer_args=(--port "$BENCH_PEER_PORT")
     fi
     window=()  # with a warm-up, perf records the timed round trips only
@@ -138,7 +145,7 @@ for i in $(seq 1 "$pairs"); do
     fi
     # shellcheck disable=SC2206
     perf record -q -o "$work/perf.data" "${events[@]}" "${window[@]}" -- \
-      "$jdk/bin/java" ${opts[$v]} "${common[@]}" "${site_opts[@]}" -cp "$work/classes" PingPong "$clients" "$rt" \
+      "${pin[@]}" "$jdk/bin/java" ${opts[$v]} "${common[@]}" "${site_opts[@]}" -cp "$work/classes" PingPong "$clients" "$rt" \
       "${peer_args[@]}" > "$work/run" 2>&1 || { cat "$work/run" >&2; die "${names[$v]}, pair $i failed"; }
     bench_stop_peer
     total=$(awk '/^round trips:/ {print $3}' "$work/run")

@@ -53,7 +53,9 @@ Options (defaults in brackets):
                          connects, less JIT) [0: the whole process from its start]
   --echo-peer WHERE      ping-pong: the echo server runs in the JVM under test
                          (jvm), or in a process of its own on --peer-jdk, on any
-                         CPU, so that perf counts the clients' JVM only (process) [jvm]
+                         CPU, so that perf counts the clients' JVM only (process),
+                         or so and pinned to --peer-cpu with the clients' JVM on
+                         --client-cpu, as in a 1-CPU container (pinned) [jvm]
   --jvm-args "OPTS"      JVM options for every variant (also: positional after the counts)
   --out FILE.md          also write a Markdown page and FILE.csv beside it
   --allow-busy           run even if the load guard finds the machine busy; every
@@ -172,7 +174,8 @@ for v in warmup duration; do isnum "${!v}" || die "--$v must be a number of seco
   || die "--pairs, --clients, --round-trips, --size, --roots and --leaf-iters must be at least 1"
 (( depth <= 20 )) || die "--depth must be at most 20 (2^depth leaf tasks per tree), got $depth"
 (( waiting + compute + bulk <= 1 )) || die "--waiting-client, --compute and --bulk are three cells: choose one"
-[[ $echo_peer == jvm || $echo_peer == process ]] || die "--echo-peer must be jvm or process, got '$echo_peer'"
+[[ $echo_peer == jvm || $echo_peer == process || $echo_peer == pinned ]] \
+  || die "--echo-peer must be jvm, process or pinned, got '$echo_peer'"
 [[ $echo_peer == jvm ]] || (( !waiting && !compute && !bulk )) || die "--echo-peer is an option of the ping-pong cell only"
 (( read_buffer == 0 )) || (( waiting || bulk )) || die "--read-buffer is an option of the waiting-client and bulk cells only"
 (( !chunk_given )) || (( bulk )) || die "--chunk is an option of the bulk cell only"
@@ -203,10 +206,10 @@ fi
 jdk=$(cd "$jdk" && pwd)
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 command -v python3 >/dev/null || die "python3 is missing (needed for the summary)"
-if (( waiting || bulk )) || [[ $echo_peer == process ]]; then
+if (( waiting || bulk )) || [[ $echo_peer != jvm ]]; then
   [[ -x $peer_jdk/bin/java ]] || die "--peer-jdk $peer_jdk has no bin/java (install Temurin 25 or pass --peer-jdk)"
 fi
-if (( waiting || bulk )); then
+if (( waiting || bulk )) || [[ $echo_peer == pinned ]]; then
   command -v taskset >/dev/null || die "taskset not found (Debian package util-linux)"
   [[ $client_cpu != "$peer_cpu" ]] || die "--client-cpu and --peer-cpu must differ"
   for c in "$client_cpu" "$peer_cpu"; do
@@ -256,6 +259,7 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
   else
     echo "round_trips=$rt"; echo "warmup_round_trips=$warmup_rt"; echo "echo_peer=$echo_peer"
     [[ $echo_peer == jvm ]] || echo "peer_version=$("$peer_jdk/bin/java" -version 2>&1 | head -1)"
+    [[ $echo_peer != pinned ]] || { echo "client_cpu=$client_cpu"; echo "peer_cpu=$peer_cpu"; }
   fi
   for n in "${!vjdk[@]}"; do
     echo "variant_jdk_$n=${vjdk[$n]}"; echo "variant_jdk_version_$n=$("${vjdk[$n]}/bin/java" -version 2>&1 | head -1)"
@@ -307,10 +311,13 @@ run_one() {
       --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack" >"$dir/out.log" 2>&1 || rc=$?
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
   else
-    local -a client_args=()
-    if [[ $echo_peer == process ]]; then
+    local -a client_args=() pin=()
+    if [[ $echo_peer != jvm ]]; then
+      local -a peer_pin=()
+      [[ $echo_peer != pinned ]] || { peer_pin=(taskset -c "$peer_cpu"); pin=(taskset -c "$client_cpu"); }
       # the source launcher compiles WaitingClient.java beside it too (JDK 22 or later)
-      bench_start_peer "$dir/peer.log" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/PingPong.java" --serve
+      bench_start_peer "$dir/peer.log" "${peer_pin[@]}" "$peer_jdk/bin/java" -XX:+UseSerialGC \
+        "$HERE/PingPong.java" --serve
       client_args=(--port "$BENCH_PEER_PORT")
     fi
     local -a window=()  # with a warm-up, perf counts the timed round trips only
@@ -319,7 +326,7 @@ run_one() {
       window=(-D -1 --control "fifo:$dir/perf-ctl,$dir/perf-ack")
       client_args+=(--warmup "$warmup_rt" --perf-ctl "$dir/perf-ctl" --perf-ack "$dir/perf-ack")
     fi
-    perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" "${window[@]}" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
+    "${pin[@]}" perf stat -x, -o "$dir/perf.csv" -e "$EVENTS" "${window[@]}" -- "$java" "${opts[@]}" "${jvm_args[@]}" \
       -cp "$raw/classes" PingPong "$clients" "$rt" "${client_args[@]}" >"$dir/out.log" 2>&1 || rc=$?
     bench_stop_peer
     rm -f "$dir/perf-ctl" "$dir/perf-ack"
