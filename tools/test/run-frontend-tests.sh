@@ -430,7 +430,7 @@ if [ -x "$T25/bin/javac" ]; then
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --delay-dist uniform
   expect_failure "pingpong: --waiting-client with --compute" "three cells: choose one" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --waiting-client --compute
-  expect_failure "pingpong: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'elsewhere'" \
+  expect_failure "pingpong: --echo-peer must be jvm, process or pinned" "--echo-peer must be jvm, process or pinned, got 'elsewhere'" \
     "$d/bench/pingpong/syscalls-per-round-trip.sh" --jdk "$T25" --echo-peer elsewhere
   expect_failure "pingpong: --echo-peer outside the ping-pong cell" "--echo-peer is an option of the ping-pong cell only" \
     "$d/bench/pingpong/waiting-client.sh" --jdk "$T25" --echo-peer process
@@ -478,7 +478,7 @@ if [ -x "$T25/bin/javac" ]; then
   grep -q -- "--echo-peer process --out $d/bar-echo/pingpong-p2.md" "$d/bar-echo/commands.txt" 2>/dev/null &&
     { echo "PASS: bench-bar --echo-peer process reaches the ping-pong cell's command"; passed=$((passed + 1)); } ||
     { echo "FAIL: bench-bar --echo-peer process: not in $d/bar-echo/commands.txt"; failed=$((failed + 1)); }
-  expect_failure "switches-by-thread: --echo-peer must be jvm or process" "--echo-peer must be jvm or process, got 'far'" \
+  expect_failure "switches-by-thread: --echo-peer must be jvm, process or pinned" "--echo-peer must be jvm, process or pinned, got 'far'" \
     "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --echo-peer far
   expect_failure "switches-by-thread: --warmup-round-trips must be a number" "--warmup-round-trips must be a whole number >= 0, got 'some'" \
     "$d/bench/pingpong/switches-by-thread.sh" --jdk "$T25" --warmup-round-trips some
