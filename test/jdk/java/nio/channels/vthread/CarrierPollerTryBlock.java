@@ -26,6 +26,7 @@
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
  *          java.management
+ * @library /test/lib
  * @run main/othervm/timeout=300 CarrierPollerTryBlock
  */
 
@@ -38,6 +39,7 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import jdk.test.lib.Utils;
 
 public class CarrierPollerTryBlock {
     // rounds of the wait out a poll without blocking
@@ -46,7 +48,7 @@ public class CarrierPollerTryBlock {
     // parks returns after a few microseconds of it
     private static final long WAIT_CPU_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     // a wait that ends here failed: the message says what was waited for
-    private static final long WATCHDOG_SECONDS = 60;
+    private static final long WATCHDOG_SECONDS = Utils.adjustTimeout(60);
     // IdleCarrierPoller's states
     private static final int FREE = 0, BLOCKING = 1, WOKEN = 2, POLLING = 3, SPINNING = 4;
     private static final String[] NAMES = { "FREE", "BLOCKING", "WOKEN", "POLLING", "SPINNING" };

@@ -25,6 +25,7 @@
  *     the poller taken, or after a random delay that covers the spin
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
+ * @library /test/lib
  * @run main/othervm/timeout=600 CarrierPollerWakeRace spin
  */
 
@@ -35,6 +36,7 @@
  *     a wakeup during the yield must be a state change, not an eventfd write
  * @requires os.family == "linux"
  * @modules java.base/sun.nio.ch:+open
+ * @library /test/lib
  * @run main/othervm/timeout=600 CarrierPollerWakeRace yield
  */
 
@@ -47,11 +49,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import jdk.test.lib.Utils;
 
 public class CarrierPollerWakeRace {
     private static final int ITERATIONS = Integer.getInteger("iterations", 300_000);
     // a wait that ends here is a lost wakeup: the message says which
-    private static final long WATCHDOG_SECONDS = 30;
+    private static final long WATCHDOG_SECONDS = Utils.adjustTimeout(30);
     // IdleCarrierPoller's states
     private static final int BLOCKING = 1, SPINNING = 4;
 

@@ -269,9 +269,9 @@ public class CarrierPolling {
             for (int i = 0; i < PARALLELISM; i++) {
                 spinners.add(Thread.ofVirtual().start(() -> {
                     started.countDown();
-                    while (!stop.get() && System.nanoTime() < deadline) {
+                    while (!stop.get() && System.nanoTime() - deadline < 0) {
                         if (reader.getState() != Thread.State.WAITING
-                                && System.nanoTime() < deadline) {
+                                && System.nanoTime() - deadline < 0) {
                             noticed.set(true);
                             stop.set(true);
                         }
@@ -337,7 +337,7 @@ public class CarrierPolling {
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (roundTrips.get() < 10L * chatters && failure.get() == null) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
                             + chatters + " connections to do " + 10 * chatters
                             + " round trips in all, did " + roundTrips.get());
@@ -404,7 +404,7 @@ public class CarrierPolling {
                     failure, () -> { });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (started.get() < startAfter && dispatcher.isAlive()) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the"
                             + " dispatcher to start " + startAfter + " threads, started "
                             + started.get());
@@ -435,7 +435,7 @@ public class CarrierPolling {
             join(dispatcher, "the dispatcher to start " + total + " threads");
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (ended.get() < total && failure.get() == null) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for "
                             + total + " started threads to end, ended " + ended.get());
                 }
@@ -478,7 +478,7 @@ public class CarrierPolling {
                     return;
                 }
                 long end = System.nanoTime() + spinNanos;
-                while (System.nanoTime() < end) {
+                while (System.nanoTime() - end < 0) {
                     Thread.onSpinWait();
                 }
                 roundTrips.incrementAndGet();
@@ -550,7 +550,7 @@ public class CarrierPolling {
                     + " a wake (" + name + ")");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (ended.get() < total && failure.get() == null) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException(name + ": waited " + WATCHDOG_SECONDS
                             + " s for " + total + " started threads to end, ended "
                             + ended.get());
@@ -757,7 +757,7 @@ public class CarrierPolling {
             players[p] = Thread.ofVirtual().unstarted(() -> {
                 for (;;) {
                     while (turnOf.get() != me && !stop.get()
-                            && System.nanoTime() < deadline) {
+                            && System.nanoTime() - deadline < 0) {
                         LockSupport.park();
                     }
                     if (turnOf.get() != me) {
@@ -794,7 +794,7 @@ public class CarrierPolling {
             for (int i = 0; i < queued; i++) {
                 boolean last = (i == queued - 1);
                 counters.add(Thread.ofVirtual().start(() -> {
-                    while (!go.get() && System.nanoTime() < deadline) {
+                    while (!go.get() && System.nanoTime() - deadline < 0) {
                         LockSupport.park();
                     }
                     int n = ran.incrementAndGet();
@@ -826,7 +826,7 @@ public class CarrierPolling {
             pair.peer.write(ByteBuffer.wrap(new byte[] { 1 }));
             spinner.release();
             // keep the submission queue from emptying while the reader waits
-            while (!stop.get() && System.nanoTime() < deadline) {
+            while (!stop.get() && System.nanoTime() - deadline < 0) {
                 if (fillers.size() - fillersRan.get() < fillersQueued) {
                     fillers.add(Thread.ofVirtual().start(filler));
                 } else {
@@ -902,7 +902,7 @@ public class CarrierPolling {
         class Spinner implements Runnable {
             public void run() {
                 long end = System.nanoTime() + spinNanos;
-                while (System.nanoTime() < end) {
+                while (System.nanoTime() - end < 0) {
                     Thread.onSpinWait();
                 }
                 if (started.getAndIncrement() < total) {
@@ -922,7 +922,7 @@ public class CarrierPolling {
         join(starter, "the starter to start " + queued + " spinners (" + name + ")");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         while (ended.get() < started.get() || started.get() < total) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException(name + ": waited " + WATCHDOG_SECONDS + " s for "
                         + total + " spinners to end, ended " + ended.get());
             }
@@ -966,7 +966,7 @@ public class CarrierPolling {
                         started.incrementAndGet();
                         Thread.ofVirtual().start(() -> {
                             long end = System.nanoTime() + spinNanos;
-                            while (System.nanoTime() < end) {
+                            while (System.nanoTime() - end < 0) {
                                 Thread.onSpinWait();
                             }
                             try {
@@ -1025,7 +1025,7 @@ public class CarrierPolling {
                         }
                         Thread.ofVirtual().start(() -> {
                             long end = System.nanoTime() + spinNanos;
-                            while (System.nanoTime() < end) {
+                            while (System.nanoTime() - end < 0) {
                                 Thread.onSpinWait();
                             }
                             ended.incrementAndGet();
@@ -1076,10 +1076,16 @@ public class CarrierPolling {
                 }
             });
             try {
+                // the watchdog bounds each round trip, not the run
+                int lastResumed = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
                 while (reader.isAlive() && failure.get() == null) {
                     // fail as soon as a reply has waited too long, not at the deadline
                     int resumed = resumes.get();
+                    if (resumed != lastResumed) {
+                        lastResumed = resumed;
+                        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
+                    }
                     if (echoes.get() > resumed
                             && ended.get() - endedAtEcho.get() > maxEndedWhileWaiting
                             && watchdogPolls() == watchdogAtEcho.get()
@@ -1091,11 +1097,11 @@ public class CarrierPolling {
                                 + " refilling; read pollers: "
                                 + sun.nio.ch.Poller.readPollers());
                     }
-                    if (System.nanoTime() > deadline) {
+                    if (System.nanoTime() - deadline > 0) {
                         throw new RuntimeException("refilling queue: waited "
-                                + WATCHDOG_SECONDS + " s for " + roundTrips + " round trips"
-                                + " beside " + inFlight + " spinners in flight, did "
-                                + resumes.get() + " while " + ended.get() + " spinners"
+                                + WATCHDOG_SECONDS + " s for round trip " + lastResumed
+                                + " of " + roundTrips + " beside " + inFlight
+                                + " spinners in flight, " + ended.get() + " spinners"
                                 + " ended: a reader started from a platform thread, or"
                                 + " whose reply arrived, was left behind queues that keep"
                                 + " refilling; read pollers: "
@@ -1215,7 +1221,7 @@ public class CarrierPolling {
             String now;
             while (counter(now = sun.nio.ch.Poller.readPollers().toString(), "eventfd wakeups")
                     == wakeupsBefore) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException("compensated block: a carrier blocked reading"
                             + " a process's output did not wake the carrier blocked in the"
                             + " poller in " + WATCHDOG_SECONDS + " s; reader state "
@@ -1261,7 +1267,7 @@ public class CarrierPolling {
             });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
             while (carriers() < 2) {
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new RuntimeException("polls with a spare: the pool did not start a"
                             + " spare carrier in " + WATCHDOG_SECONDS + " s while its only"
                             + " carrier blocked reading a process's output");
@@ -1363,7 +1369,7 @@ public class CarrierPolling {
             var spinning = new CountDownLatch(1);
             thread = Thread.ofVirtual().start(() -> {
                 spinning.countDown();
-                while (!released.get() && System.nanoTime() < deadline) {
+                while (!released.get() && System.nanoTime() - deadline < 0) {
                     Thread.onSpinWait();
                 }
             });

@@ -23,7 +23,7 @@
  *     in the read poller: a carrier's scan still ends, so virtual threads that
  *     yield in a loop do not keep it from a thread started after them
  * @requires os.family == "linux" & vm.continuations
- * @library lib
+ * @library lib /test/lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingBeforeFirstWait
  */
@@ -33,12 +33,13 @@
  * @summary As mode4-p1 with two carriers (a smoke test: an unbounded scan hangs
  *     here only if both carriers are taken by yielders)
  * @requires os.family == "linux" & vm.continuations
- * @library lib
+ * @library lib /test/lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPollingBeforeFirstWait
  */
 
 import etjdk.poller.YieldersInTurn;
+import jdk.test.lib.Utils;
 
 /**
  * No I/O in this JVM: the poller never has a waiter. Each round, two virtual threads
@@ -49,8 +50,7 @@ import etjdk.poller.YieldersInTurn;
 public class CarrierPollingBeforeFirstWait {
     private static final int ROUNDS = 2_000;
     // a round that lasts this long is a hang: the message says what did not happen
-    private static final long WATCHDOG_SECONDS =
-            (long) (20 * Double.parseDouble(System.getProperty("test.timeout.factor", "1.0")));
+    private static final long WATCHDOG_SECONDS = Utils.adjustTimeout(20);
 
     public static void main(String[] args) throws Exception {
         int yielders = 2 * Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);

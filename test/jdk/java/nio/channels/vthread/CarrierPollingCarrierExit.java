@@ -61,7 +61,7 @@ import static etjdk.poller.CarrierPollerWaits.*;
 public class CarrierPollingCarrierExit {
     // the default scheduler's keep-alive is 30 s: the carrier that is not in the
     // poller exits after that
-    private static final long TRIM_WATCHDOG_SECONDS = 150;
+    private static final long TRIM_WATCHDOG_SECONDS = scaled(150);
     private static final int READERS_PER_PHASE = 4;
 
     public static void main(String[] args) throws Exception {
@@ -188,7 +188,7 @@ public class CarrierPollingCarrierExit {
         String text;
         while (counter(text = sun.nio.ch.Poller.readPollers().toString(), "blocking polls")
                 <= blockingPolls || !text.contains("state = BLOCKING")) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for the carrier"
                         + " left to block in the poller again after it polled the readers"
                         + " (blocking polls were " + blockingPolls + "); read pollers: " + text);

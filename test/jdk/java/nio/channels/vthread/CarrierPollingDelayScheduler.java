@@ -172,7 +172,7 @@ public class CarrierPollingDelayScheduler {
         long deadline = System.nanoTime()
                 + TimeUnit.SECONDS.toNanos(CarrierPollerWaits.WATCHDOG_SECONDS);
         while (t.getState() != Thread.State.TIMED_WAITING) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + CarrierPollerWaits.WATCHDOG_SECONDS
                         + " s for a virtual thread to park with a timeout, state "
                         + t.getState());

@@ -25,6 +25,7 @@
  *     and yields its CPU before it blocks only while more are registered
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
+ * @library /test/lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingSpinLimit
  */
@@ -33,6 +34,7 @@
  * @test id=mode4-p2
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
+ * @library /test/lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4
  *     -Djdk.virtualThreadScheduler.parallelism=2 CarrierPollingSpinLimit
  */
@@ -44,6 +46,7 @@
  *     there are carriers
  * @requires os.family == "linux" & vm.continuations
  * @modules java.base/sun.nio.ch
+ * @library /test/lib
  * @run main/othervm/timeout=300 -Djdk.pollerMode=4 -Djdk.pollerSpinMicros=0
  *     -Djdk.virtualThreadScheduler.parallelism=1 CarrierPollingSpinLimit
  */
@@ -61,6 +64,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import jdk.test.lib.Utils;
 
 /**
  * One connection does 1-byte round trips with an echo on a platform thread (which
@@ -77,8 +81,7 @@ public class CarrierPollingSpinLimit {
             Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 1);
     private static final int SPIN_MICROS = Integer.getInteger("jdk.pollerSpinMicros", 50);
     // a wait that ends here is a hang: the message says what did not happen
-    private static final Duration WATCHDOG = Duration.ofSeconds(
-            (long) (60 * Double.parseDouble(System.getProperty("test.timeout.factor", "1.0"))));
+    private static final Duration WATCHDOG = Duration.ofSeconds(Utils.adjustTimeout(60));
     private static final AtomicReference<Throwable> READER_FAILURE = new AtomicReference<>();
 
     public static void main(String[] args) throws Exception {

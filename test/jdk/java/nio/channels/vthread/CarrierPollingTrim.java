@@ -56,7 +56,7 @@ import static etjdk.poller.CarrierPollerWaits.*;
 // watches the carriers, which a virtual main thread would hold or need.
 public class CarrierPollingTrim {
     // the default scheduler's keep-alive is 30 s
-    private static final long TRIM_WATCHDOG_SECONDS = 150;
+    private static final long TRIM_WATCHDOG_SECONDS = scaled(150);
     // a parked carrier that exits sooner after it parked did not wait the keep-alive
     private static final long TRIM_EARLIEST_SECONDS = 20;
     // how much later the second carrier goes idle than the first
@@ -122,7 +122,7 @@ public class CarrierPollingTrim {
                             + TimeUnit.NANOSECONDS.toMillis(now - firstParked) + " ms after the"
                             + " first parked, before the keep-alive (30 s): " + describe());
                 }
-                if (now > deadline) {
+                if (now - deadline > 0) {
                     throw new RuntimeException("waited " + TRIM_WATCHDOG_SECONDS + " s for the"
                             + " two parked carriers to exit after the keep-alive (30 s): "
                             + describe());

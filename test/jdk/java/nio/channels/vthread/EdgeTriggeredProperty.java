@@ -65,8 +65,8 @@ class EdgeTriggeredProperty {
             platformIoAroundVirtualRead();
             return;
         }
-        if (args.length > 0 && args[0].equals("platform-short-reads")) {
-            platformShortReads();
+        if (args.length > 0 && args[0].equals("platform-reads")) {
+            platformReads();
             return;
         }
         var loopback = InetAddress.getLoopbackAddress();
@@ -85,7 +85,7 @@ class EdgeTriggeredProperty {
             // pollerMode 3, starts its carrier's read poller)
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (reader.getState() != Thread.State.WAITING) {
-                if (System.nanoTime() > deadline)
+                if (System.nanoTime() - deadline > 0)
                     throw new RuntimeException("reader did not park within 30 s: " + reader.getState());
                 Thread.sleep(1);
             }
@@ -184,20 +184,23 @@ class EdgeTriggeredProperty {
     }
 
     /**
-     * Child: short reads of Sockets (untimed and timed) and blocking SocketChannels on
-     * platform threads, then closes; prints "Poller initialized: <true|false>".
+     * Child: short and full reads of Sockets (untimed and timed) and blocking
+     * SocketChannels on platform threads, then closes; prints "Poller initialized:
+     * <true|false>".
      */
-    private static void platformShortReads() throws Exception {
+    private static void platformReads() throws Exception {
         var loopback = InetAddress.getLoopbackAddress();
         try (var listener = new java.net.ServerSocket(0, 10, loopback)) {
             for (int timeout : new int[] { 0, 60_000 }) {
                 try (var s1 = new java.net.Socket(loopback, listener.getLocalPort());
                      var s2 = listener.accept()) {
                     s1.setSoTimeout(timeout);
-                    s2.getOutputStream().write(new byte[] { 1, 2 });
+                    s2.getOutputStream().write(new byte[] { 1, 2, 3 });
                     byte[] buf = new byte[1024];
-                    int total = 0;
-                    while (total < 2) {
+                    if (s1.getInputStream().read(buf, 0, 1) != 1)
+                        throw new RuntimeException("platform-thread full read failed");
+                    int total = 1;
+                    while (total < 3) {
                         total += s1.getInputStream().read(buf, total, buf.length - total);
                     }
                 }
@@ -206,7 +209,9 @@ class EdgeTriggeredProperty {
         try (var listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
              var sc1 = SocketChannel.open(listener.getLocalAddress());
              var sc2 = listener.accept()) {
-            sc2.write(ByteBuffer.wrap(new byte[] { 1 }));
+            sc2.write(ByteBuffer.wrap(new byte[] { 1, 2 }));
+            if (sc1.read(ByteBuffer.allocate(1)) != 1)
+                throw new RuntimeException("platform-thread channel full read failed");
             if (sc1.read(ByteBuffer.allocate(1024)) != 1)
                 throw new RuntimeException("platform-thread channel read failed");
         }
@@ -216,16 +221,17 @@ class EdgeTriggeredProperty {
     }
 
     /**
-     * Short reads on platform threads do not initialize Poller (no edge-triggered
-     * registration exists, so the short-read bookkeeping is skipped), with neither
-     * property set, as in upstream, and with edge-triggered read pollers.
+     * Short and full reads on platform threads do not initialize Poller (no
+     * edge-triggered registration exists, so the bookkeeping of emptying reads is
+     * skipped), with neither property set, as in upstream, and with edge-triggered
+     * read pollers.
      */
     @ParameterizedTest
     @ValueSource(strings = { "unset", "2", "4" })
-    void testPlatformShortReadsLeavePollerUninitialized(String mode) throws Exception {
+    void testPlatformReadsLeavePollerUninitialized(String mode) throws Exception {
         List<String> options = options(mode.equals("unset") ? null : mode, null);
         options.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED");
-        OutputAnalyzer out = run(options, "platform-short-reads");
+        OutputAnalyzer out = run(options, "platform-reads");
         out.shouldHaveExitValue(0);
         out.shouldContain("Poller initialized: false");
     }

@@ -320,6 +320,8 @@ class EdgeTriggeredReadPoller {
                     // the yield gives the reader's carrier the CPU when they share one)
                     long deadline = System.nanoTime() + TIMEOUT_MILLIS * 1_000_000L;
                     while (progress.get() < i) {
+                        if (reader.isDone())
+                            return null;  // reader.join reports why
                         if (System.nanoTime() - deadline > 0)
                             throw timeout("the reader to read byte " + (i - 1) + " of " + iterations
                                     + " (state " + state(fd) + ")");
@@ -332,7 +334,8 @@ class EdgeTriggeredReadPoller {
                 }
                 return null;
             });
-            writer.join("the writer");
+            writer.joinWhileProgressing("the writer to write " + iterations + " bytes",
+                    progress::get);
             reader.join("the reader to read " + iterations + " bytes");
             Counters delta = counters(fd).minus(before);
             log("ran %d iterations (round trips), counters %s", iterations, delta);

@@ -19,7 +19,7 @@
 
 /*
  * @test id=default
- * @summary A short read of a stream socket, or a full read of a java.net.Socket
+ * @summary A short read of a stream socket, or a full read of a TCP socket
  *     that the kernel reports left nothing queued (TCP_INQ), ends its read
  *     readiness (the DRAINED state): the next read may park before it reads, and
  *     does once the channel's read attempts there kept returning EAGAIN; end of
@@ -77,6 +77,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,14 +105,17 @@ class EdgeTriggeredShortReads {
 
     /**
      * How a reader sizes its reads: SHORT asks for BUFFER bytes, more than the test
-     * writes; FULL asks for exactly what the test writes, and a java.net.Socket then
-     * learns from the kernel (TCP_INQ) whether the read left anything queued.
+     * writes; FULL asks for exactly what the test writes, and the reader then learns
+     * from the kernel (TCP_INQ) whether the read left anything queued.
      */
     enum Reads { SHORT, FULL }
+
+    private static final AtomicInteger CHANNEL_FULL_READS = new AtomicInteger();
 
     /** The readers of the tests of DRAINED's exits: SocketChannel and Socket, short and full reads. */
     static Stream<Arguments> readers() {
         return Stream.of(Arguments.of(Api.CHANNEL, Reads.SHORT),
+                         Arguments.of(Api.CHANNEL, Reads.FULL),
                          Arguments.of(Api.SOCKET, Reads.SHORT),
                          Arguments.of(Api.SOCKET, Reads.FULL));
     }
@@ -197,24 +201,32 @@ class EdgeTriggeredShortReads {
 
         /**
          * One read of {@code len} bytes (FULL) or of up to BUFFER bytes (SHORT) into
-         * buf at off; -1 at end of stream.
+         * buf at off; -1 at end of stream. A SocketChannel's full reads go alternately
+         * into a heap buffer (which IOUtil reads through a temporary direct one) and
+         * into a direct buffer.
          */
         int read(byte[] buf, int off, int len) throws IOException {
             if (reads == Reads.SHORT)
                 return read(buf, off);
-            if (api == Api.CHANNEL)
+            if (api == Api.SOCKET)
+                return socketReader.getInputStream().read(buf, off, len);
+            if ((CHANNEL_FULL_READS.getAndIncrement() & 1) == 0)
                 return channelReader.read(ByteBuffer.wrap(buf, off, len));
-            return socketReader.getInputStream().read(buf, off, len);
+            ByteBuffer direct = ByteBuffer.allocateDirect(len);
+            int n = channelReader.read(direct);
+            if (n > 0)
+                direct.flip().get(buf, off, n);
+            return n;
         }
 
         /**
-         * Checks, after a full read of a java.net.Socket by a virtual thread, that its
-         * reads report the receive queue if the reads are edge-triggered, and were
-         * never asked to otherwise; aborts the test where TCP_INQ does not work.
+         * Checks, after a full read by a virtual thread, that the reader's reads
+         * report the receive queue if the reads are edge-triggered, and were never
+         * asked to otherwise; aborts the test where TCP_INQ does not work.
          */
         void checkQueueReports() {
-            if (reads == Reads.FULL && api == Api.SOCKET) {
-                QueueReports reports = receiveQueueReports(socketReader);
+            if (reads == Reads.FULL) {
+                QueueReports reports = queueReports();
                 if (!edgeTriggered()) {
                     assertEquals(QueueReports.NOT_ASKED, reports,
                             "receive queue reports without edge-triggered reads");
@@ -224,6 +236,24 @@ class EdgeTriggeredShortReads {
                         "TCP_INQ does not work here");
                 assertEquals(QueueReports.ON, reports, "receive queue reports after a full read");
             }
+        }
+
+        /** The bytes queued for the reader. */
+        int available() {
+            try {
+                return (api == Api.CHANNEL)
+                        ? channelReader.socket().getInputStream().available()
+                        : socketReader.getInputStream().available();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        /** Whether the reader's reads report the receive queue. */
+        QueueReports queueReports() {
+            return (api == Api.CHANNEL)
+                    ? receiveQueueReports(channelReader)
+                    : receiveQueueReports(socketReader);
         }
 
         void write(String s) throws IOException {
@@ -462,8 +492,8 @@ class EdgeTriggeredShortReads {
 
     /**
      * A read that fills its buffer does not end readiness: 3 * BUFFER bytes written at
-     * once are read with BUFFER-byte reads and no further edge. With a java.net.Socket
-     * the first read turns the queue reports on, so the second reports bytes left.
+     * once are read with BUFFER-byte reads and no further edge. The first read turns
+     * the queue reports on, so the second reports bytes left.
      */
     @ParameterizedTest
     @EnumSource(Api.class)
@@ -488,31 +518,17 @@ class EdgeTriggeredShortReads {
     }
 
     /**
-     * A SocketChannel read that fills its buffer never ends read readiness, whatever
-     * it left queued: the channel does not ask for the queue reports ({@code rounds}
-     * one-byte rounds of full reads, none of which may find DRAINED).
+     * A read that fills its buffer and leaves nothing queued ends read readiness as a
+     * short read does (TCP_INQ): {@code rounds} one-byte writes, each after the reader
+     * parked, read with one-byte reads. The first read asks for the reports, the
+     * second parks after EAGAIN, every later one finds DRAINED and parks before
+     * reading as in testParksBeforeReading.
      */
-    @Test
-    void testChannelFullReadsDoNotDrain() throws Exception {
-        final int rounds = 20;
-        try (var c = Connection.open(Api.CHANNEL, Reads.FULL)) {
-            DrainedCounts counts = oneByteRounds(c, rounds);
-            assertEquals(new DrainedCounts(0, 0), counts,
-                    "reads that found DRAINED after full reads of a SocketChannel");
-        }
-    }
-
-    /**
-     * A java.net.Socket read that fills its buffer and leaves nothing queued ends
-     * read readiness as a short read does (TCP_INQ): {@code rounds} one-byte writes, each
-     * after the reader parked, read with one-byte reads. The first read asks for the
-     * reports, the second parks after EAGAIN, every later one finds DRAINED and parks
-     * before reading as in testParksBeforeReading.
-     */
-    @Test
-    void testFullReadsThatEmptyTheQueue() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testFullReadsThatEmptyTheQueue(Api api) throws Exception {
         final int rounds = 100;
-        try (var c = Connection.open(Api.SOCKET, Reads.FULL)) {
+        try (var c = Connection.open(api, Reads.FULL)) {
             DrainedCounts counts = oneByteRounds(c, rounds);
             long parks = counts.parks(), attempts = counts.attempts();
             log("%d parks before reading, %d attempts in DRAINED in %d rounds of full reads",
@@ -526,6 +542,47 @@ class EdgeTriggeredShortReads {
             } else {
                 assertEquals(0, parks);
             }
+        }
+    }
+
+    /**
+     * Reads that never wait do not ask for the queue reports, which would only cost
+     * them recvmsg in place of read: {@code reads} one-byte full reads of bytes written
+     * before them, by a virtual thread (which never parks, so the socket is not
+     * registered with a read poller), by a platform thread, and by a platform thread
+     * again once a virtual thread parked in a short read (the socket is registered).
+     */
+    @ParameterizedTest
+    @EnumSource(Api.class)
+    void testFullReadsThatNeverWaitDoNotAsk(Api api) throws Exception {
+        final int reads = 10;
+        try (var c = Connection.open(api, Reads.FULL)) {
+            c.write("x".repeat(2 * reads));
+            await(() -> "the " + 2 * reads + " bytes to arrive (available " + c.available() + ")",
+                    () -> c.available() == 2 * reads);
+            Callable<Void> readAll = () -> {
+                byte[] buf = new byte[2 * BUFFER];
+                for (int i = 0; i < reads; i++)
+                    assertEquals(1, c.read(buf, 0, 1), "full read " + (i + 1));
+                return null;
+            };
+            startVirtual("virtual reader", readAll).join("the virtual thread's reads");
+            assertEquals(QueueReports.NOT_ASKED, c.queueReports(),
+                    "receive queue reports after full reads by a virtual thread that never parked");
+            startPlatform("platform reader", readAll).join("the platform thread's reads");
+            assertEquals(QueueReports.NOT_ASKED, c.queueReports(),
+                    "receive queue reports after full reads by a platform thread");
+
+            var shortRead = startVirtual("short reader", () -> c.read(new byte[BUFFER], 0));
+            awaitParked(shortRead.thread(), c.fd(), "the short reader to park");
+            c.write("y");
+            assertEquals(1, shortRead.join("the short reader to read the byte written after it parked"));
+            c.write("x".repeat(reads));
+            await(() -> "the " + reads + " bytes to arrive (available " + c.available() + ")",
+                    () -> c.available() == reads);
+            startPlatform("platform reader", readAll).join("the platform thread's reads, socket registered");
+            assertEquals(QueueReports.NOT_ASKED, c.queueReports(),
+                    "receive queue reports after full reads by a platform thread of a registered socket");
         }
     }
 
@@ -647,8 +704,8 @@ class EdgeTriggeredShortReads {
      * A platform thread reads between the reads of a virtual thread, once after a
      * read of the virtual thread that ended readiness (DRAINED) and once after its
      * own: neither reader waits for data that is already there, nor misses data that
-     * comes later ({@code rounds} rounds, two bytes each). With full reads of a
-     * java.net.Socket the platform thread reads with the queue reports on.
+     * comes later ({@code rounds} rounds, two bytes each). With full reads the
+     * platform thread reads with the queue reports on.
      */
     @ParameterizedTest
     @MethodSource("readers")

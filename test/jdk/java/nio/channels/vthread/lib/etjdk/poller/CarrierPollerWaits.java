@@ -32,8 +32,17 @@ import java.util.stream.Collectors;
  * counters. Tests using it need {@code @modules java.base/sun.nio.ch}.
  */
 public final class CarrierPollerWaits {
-    /** How long any single wait may take. */
-    public static final long WATCHDOG_SECONDS = 60;
+    /** jtreg's timeout factor (1 when not run by jtreg). */
+    public static final double TIMEOUT_FACTOR =
+            Double.parseDouble(System.getProperty("test.timeout.factor", "1.0"));
+
+    /** How long any single wait may take: 60 s scaled by the timeout factor. */
+    public static final long WATCHDOG_SECONDS = scaled(60);
+
+    /** The given number of seconds scaled by the timeout factor. */
+    public static long scaled(long seconds) {
+        return Math.round(seconds * TIMEOUT_FACTOR);
+    }
 
     private CarrierPollerWaits() { }
 
@@ -64,7 +73,7 @@ public final class CarrierPollerWaits {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         long c;
         while ((n > 1) ? (c = carriers()) < n : (c = carriers()) > n) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + seconds + " s for " + what + ": "
                         + c + " carriers, expected " + n + "; read pollers: "
                         + readPollers());
@@ -81,7 +90,7 @@ public final class CarrierPollerWaits {
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
                         + "; read pollers: " + readPollers());
             }
@@ -98,7 +107,7 @@ public final class CarrierPollerWaits {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         String text;
         while (!(text = readPollers()).contains("state = " + state)) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
                         + "; read pollers: " + text);
             }
@@ -111,7 +120,7 @@ public final class CarrierPollerWaits {
     public static void awaitParked(Thread t, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
         while (t.getState() != Thread.State.WAITING) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new RuntimeException("waited " + WATCHDOG_SECONDS + " s for " + what
                         + ", state " + t.getState());
             }

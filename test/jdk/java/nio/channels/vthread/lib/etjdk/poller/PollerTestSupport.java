@@ -549,16 +549,32 @@ public final class PollerTestSupport {
         }
     }
 
-    /** Whether the reads of a java.net.Socket report if they emptied its receive queue. */
+    /** Whether the reads of a TCP socket report if they emptied its receive queue. */
     public enum QueueReports { NOT_ASKED, ON, UNAVAILABLE }
 
-    /** The receive queue reports of a java.net.Socket (needs java.base/java.net:+open). */
+    /** The receive queue reports of a SocketChannel's blocking reads (needs java.base/sun.nio.ch:+open). */
+    public static QueueReports receiveQueueReports(SocketChannel ch) {
+        return queueReportsOf(ch);
+    }
+
+    /** The receive queue reports of a java.net.Socket (needs java.base/java.net:+open too). */
     public static QueueReports receiveQueueReports(Socket s) {
         try {
-            SocketImpl impl = implOf(Socket.class, s);
-            byte value = accessible(impl.getClass().getDeclaredField("receiveQueueReports"))
-                    .getByte(impl);
-            return QueueReports.values()[value];
+            return queueReportsOf(implOf(Socket.class, s));
+        } catch (ReflectiveOperationException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** The reports of a channel or SocketImpl, whose field queueReports is null until it asks. */
+    private static QueueReports queueReportsOf(Object owner) {
+        try {
+            Object reports = accessible(owner.getClass().getDeclaredField("queueReports"))
+                    .get(owner);
+            if (reports == null)
+                return QueueReports.NOT_ASKED;
+            boolean on = accessible(reports.getClass().getDeclaredField("on")).getBoolean(reports);
+            return on ? QueueReports.ON : QueueReports.UNAVAILABLE;
         } catch (ReflectiveOperationException e) {
             throw new RuntimeException(e);
         }
@@ -929,9 +945,39 @@ public final class PollerTestSupport {
         /** Waits for the task, with the watchdog; returns its result or throws its exception. */
         public T join(String what) throws Exception {
             try {
+                return awaitResult();
+            } catch (WatchdogTimeout e) {
+                throw timeout(what);
+            }
+        }
+
+        /**
+         * Waits for a long task, with the watchdog bounding the time between increases
+         * of {@code progress}, which never decreases, rather than the whole run.
+         */
+        public T joinWhileProgressing(String what, java.util.function.LongSupplier progress)
+                throws Exception {
+            long last = progress.getAsLong();
+            while (true) {
+                try {
+                    return awaitResult();
+                } catch (WatchdogTimeout e) {
+                    long now = progress.getAsLong();
+                    if (now <= last)
+                        throw timeout(what + " (no progress for at least " + TIMEOUT_MILLIS
+                                + " ms, progress " + now + ")");
+                    last = now;
+                }
+            }
+        }
+
+        private static final class WatchdogTimeout extends Exception { }
+
+        private T awaitResult() throws Exception {
+            try {
                 return future.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                throw timeout(what);
+                throw new WatchdogTimeout();
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof Exception ex) throw ex;
                 if (e.getCause() instanceof Error err) throw err;

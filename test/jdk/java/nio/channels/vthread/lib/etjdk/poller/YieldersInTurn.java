@@ -51,7 +51,7 @@ public final class YieldersInTurn {
                 Thread.ofVirtual().start(() -> {
                     Thread.yield();
                     yielding.countDown();
-                    while (!released.get() && System.nanoTime() < deadline) {
+                    while (!released.get() && System.nanoTime() - deadline < 0) {
                         Thread.yield();
                     }
                     done.countDown();
