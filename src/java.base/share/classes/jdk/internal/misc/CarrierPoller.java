@@ -37,16 +37,14 @@ package jdk.internal.misc;
  * <ol>
  * <li> An idle carrier takes the poller ({@link #tryBlock()}, a full fence) before
  *      it leaves the pool's idle stack, and then blocks ({@link #poll(boolean)}).
- *      It may first poll without blocking for a while (spin), or yield its CPU;
- *      it reads the poller's state between polls, and ends the spin or the yield
- *      with a compare-and-set that fails once it was woken, so that it does not
- *      block then.
+ *      An implementation may have it poll without blocking first, or yield its
+ *      CPU; it then ends that with a compare-and-set that fails once the carrier
+ *      was woken, so that the carrier does not block then.
  * <li> A thread that queues a task and finds no idle carrier on the stack to release,
  *      and no room to start one ({@code ForkJoinPool.signalWork}), calls
  *      {@link #wakeup()}, which wakes the blocked poll, at most once per block: it
- *      sets the state of a carrier that blocks, spins or yields to woken,
- *      retrying if the carrier started or ended its spin or yield meanwhile, and
- *      writes the poller's eventfd only for a carrier that blocks.
+ *      marks the carrier woken, and writes the poller's eventfd only if the
+ *      carrier may be blocked in the kernel.
  * <li> A carrier that blocks in a compensated operation and finds no idle carrier
  *      on the stack to take its place ({@code ForkJoinPool.tryCompensate}) wakes
  *      the carrier blocked in the poller instead, if there is one.
