@@ -257,6 +257,22 @@ bench_cpu_speed() {
   printf '%s\n' "${ms[@]}" | sort -n | awk 'NR == 1 { min = $1 } { max = $1 } END { printf "%d-%d ms\n", min, max }'
 }
 
+# bench_cpu_speed_ms: the loop of bench_cpu_speed once on each CPU (the first
+# 8), the slowest in ms: a look at the machine's speed beside each run, cheap
+# enough to take before every one; "n/a" without taskset or a CPU to pin to
+bench_cpu_speed_ms() {
+  local n c t0 t1 max=0 ms
+  command -v taskset >/dev/null || { echo "n/a"; return 0; }
+  n=$(nproc); (( n > 8 )) && n=8
+  for ((c = 0; c < n; c++)); do
+    t0=$(date +%s%N)
+    taskset -c "$c" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || { echo "n/a"; return 0; }
+    t1=$(date +%s%N)
+    ms=$(( (t1 - t0) / 1000000 )); (( ms > max )) && max=$ms
+  done
+  echo "$max"
+}
+
 # bench_cpu_speed_line before|after: bench_cpu_speed as a "#" line, for the
 # runners that print their results instead of writing a page; "after" adds a
 # warning when the slowest loop of both took over 1.5 x the fastest (as

@@ -76,7 +76,8 @@ def load_all(raw):
         r = load_run(raw, os.path.join(raw, row["dir"]), cfg)
         r.update({"pair": row["pair"], "variant": row["variant"], "load1_before": row["load1_before"],
                   "psi10_before": row["psi10_before"], "busy_before": row["busy_before"],
-                  "load1_after": row["load1_after"], "psi_run_pct": row["psi_run_pct"]})
+                  "load1_after": row["load1_after"], "psi_run_pct": row["psi_run_pct"],
+                  "cpu_speed_ms": row.get("cpu_speed_ms") or "n/a"})
         runs.append(r)
     return cfg, meta, variants, runs
 
@@ -224,13 +225,18 @@ def page(cfg, meta, variants, runs, out):
     L.append("")
     L += ["## All runs, in execution order", ""]
     L += R.stamp_lines(meta)
+    L.append("*CPU speed*: the guard's fixed awk loop, run once on each CPU just before "
+             "the run, the slowest in ms (a VM's CPUs may change speed between runs: "
+             "times and rates follow it, counts do not).")
+    L.append("")
     L.append("| pair | variant | ops/s | CPU µs/op | ctx sw/op | epoll_ctl/op | syscalls/op "
-             "| load1 before | PSI avg10 before |")
-    L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+             "| load1 before | PSI avg10 before | CPU speed (ms) |")
+    L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in runs:
         L.append(f"| {r['pair']} | {r['variant']} | {R.fmt(r['rate'])} | {R.fmt(r['cpu_us_per_op'])} "
                  f"| {R.fmt(r['cs_per_op'])} | {R.fmt(r['epoll_ctl_per_op'])} "
-                 f"| {R.fmt(r['syscalls_per_op'])} | {r['load1_before']} | {r['psi10_before']} |")
+                 f"| {R.fmt(r['syscalls_per_op'])} | {r['load1_before']} | {r['psi10_before']} "
+                 f"| {r['cpu_speed_ms']} |")
     L.append("")
     L.append(f"Per-run values: [`{stem}.csv`]({stem}.csv).")
     return L
@@ -239,7 +245,8 @@ def page(cfg, meta, variants, runs, out):
 CSV_FIELDS = (["pair", "variant", "ops", "seconds", "rate", "cpu_us_per_op", "cpu_util"]
               + [k + "_per_op" for k in EVENTS.values()] + list(EVENTS.values())
               + ["cpu_ms_per_op", "read_bytes"]
-              + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "machine_busy"])
+              + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "machine_busy",
+                 "cpu_speed_ms"])
 
 
 def summary(raw, out=None):

@@ -267,18 +267,19 @@ bench_meta_start "$raw/meta.env" "$jdk/bin/java" "bench/pingpong/${ME}" "${orig_
 } >"$raw/config.env"
 printf 'name\topts\n' >"$raw/variants.tsv"
 for i in "${!vnames[@]}"; do printf '%s\t%s\n' "${vnames[$i]}" "${vopts[$i]}" >>"$raw/variants.tsv"; done
-printf 'pair\tvariant\tdir\tload1_before\tpsi10_before\tbusy_before\tload1_after\tpsi_run_pct\n' >"$raw/runs.tsv"
+printf 'pair\tvariant\tdir\tload1_before\tpsi10_before\tbusy_before\tload1_after\tpsi_run_pct\tcpu_speed_ms\n' >"$raw/runs.tsv"
 
 trap 'bench_stop_peer; guard_unlock' EXIT
 
 # run_one PAIR INDEX: one JVM of one variant
 run_one() {
-  local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 rc=0
+  local pair=$1 i=$2 name=${vnames[$2]} dir psi0 psi1 t0 t1 rc=0 speed
   local java=${vjdk[${vnames[$2]}]:-$jdk}/bin/java
   local -a opts
   read -r -a opts <<<"${vopts[$i]}"
   dir=$raw/runs/$(printf 'p%02d-%s' "$pair" "$name")
   mkdir -p "$dir"
+  speed=$(bench_cpu_speed_ms)
   psi0=$(guard_psi_total); t0=$(date +%s.%N)
   if (( waiting )); then
     bench_start_peer "$dir/peer.log" taskset -c "$peer_cpu" "$peer_jdk/bin/java" -XX:+UseSerialGC "$HERE/DelayPeer.java" \
@@ -333,9 +334,10 @@ run_one() {
   fi
   t1=$(date +%s.%N); psi1=$(guard_psi_total)
   (( rc == 0 )) || { tail -20 "$dir/out.log" >&2; die "$name, pair $pair failed (exit $rc; log: $dir/out.log)"; }
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$name" "runs/${dir##*/}" "$GUARD_LOAD1" "$GUARD_PSI10" "$GUARD_BUSY" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$name" "runs/${dir##*/}" "$GUARD_LOAD1" "$GUARD_PSI10" "$GUARD_BUSY" \
     "$(guard_load1)" "$(awk -v a="${psi0:-}" -v b="${psi1:-}" -v t0="$t0" -v t1="$t1" \
-        'BEGIN { if (a == "" || b == "") print "n/a"; else printf "%.1f", (b - a) / 1e4 / (t1 - t0) }')" >>"$raw/runs.tsv"
+        'BEGIN { if (a == "" || b == "") print "n/a"; else printf "%.1f", (b - a) / 1e4 / (t1 - t0) }')" \
+    "$speed" >>"$raw/runs.tsv"
   python3 "$HERE/report.py" line "$raw" "$dir" || die "could not read the results in $dir"
 }
 

@@ -322,6 +322,22 @@ expect_success "bench-e2e capacity step: an overloaded server (p99 4 s) fails" \
 expect_success "bench-e2e capacity step: a server that kept up passes" \
   capcheck_says kept-up-2200 "^ok \\(achieved 2,200, .* p99 43.6 ms"
 
+# The ping-pong runner's page, on the raw files of a real waiting-client run:
+# each run's CPU speed (the guard's awk loop just before it) is a column of the
+# page's list of runs and of the CSV; runs recorded before that column read n/a.
+pp_fixture=$top/tools/test/fixtures/pingpong-waiting
+pingpong_page_says() {  # RUNS_TSV PATTERN
+  local t; t=$(mktemp -d) || return 1
+  cp -r "$pp_fixture/." "$t/" && cp "$pp_fixture/$1" "$t/runs.tsv" &&
+    python3 "$top/bench/pingpong/report.py" summary "$t" "$t/page.md" >/dev/null &&
+    grep -Eq -- "$2" "$t/page.md" && grep -q 'cpu_speed_ms' "$t/page.csv"
+  local rc=$?; rm -rf "$t"; return $rc
+}
+expect_success "pingpong page: each run's CPU speed (ms) is listed beside its load" \
+  pingpong_page_says runs.tsv "^\\| 2 \\| MODE4 \\| 47,501 \\| .* \\| 1\\.71 \\| 9\\.90 \\| 45 \\|$"
+expect_success "pingpong page: runs recorded before the CPU speed column read n/a" \
+  pingpong_page_says runs-before-speed.tsv "^\\| 2 \\| MODE4 \\| 47,501 \\| .* \\| 9\\.90 \\| n/a \\|$"
+
 if [ -x "$T25/bin/javac" ]; then
   d=$(bench_scratch); jar=$d/fake-benchmarks.jar; : > "$jar"
   expect_failure "bench-poller (bench/micro/run.sh) refuses a busy machine" "$busy_msg" \
