@@ -245,8 +245,8 @@ def page(cfg, meta, variants, runs, out):
 CSV_FIELDS = (["pair", "variant", "ops", "seconds", "rate", "cpu_us_per_op", "cpu_util"]
               + [k + "_per_op" for k in EVENTS.values()] + list(EVENTS.values())
               + ["cpu_ms_per_op", "read_bytes"]
-              + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "machine_busy",
-                 "cpu_speed_ms"])
+              + ["load1_before", "psi10_before", "busy_before", "load1_after", "psi_run_pct", "cpu_speed_ms",
+                 "machine_busy"])
 
 
 def summary(raw, out=None):
