@@ -258,19 +258,20 @@ bench_cpu_speed() {
 }
 
 # bench_cpu_speed_ms: the loop of bench_cpu_speed once on each CPU (the first
-# 8), the slowest in ms: a look at the machine's speed beside each run, cheap
-# enough to take before every one; "n/a" without taskset or a CPU to pin to
+# 8), in ms, as "CPU0/CPU1/..." (e.g. "45/61"): a look at each CPU's speed beside
+# a run, cheap enough to take before every one; "n/a" without taskset or a CPU
+# to pin to
 bench_cpu_speed_ms() {
-  local n c t0 t1 max=0 ms
+  local n c t0 t1 out=""
   command -v taskset >/dev/null || { echo "n/a"; return 0; }
   n=$(nproc); (( n > 8 )) && n=8
   for ((c = 0; c < n; c++)); do
     t0=$(date +%s%N)
     taskset -c "$c" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || { echo "n/a"; return 0; }
     t1=$(date +%s%N)
-    ms=$(( (t1 - t0) / 1000000 )); (( ms > max )) && max=$ms
+    out+="${out:+/}$(( (t1 - t0) / 1000000 ))"
   done
-  echo "$max"
+  echo "$out"
 }
 
 # bench_cpu_speed_line before|after: bench_cpu_speed as a "#" line, for the

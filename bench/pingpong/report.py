@@ -226,8 +226,8 @@ def page(cfg, meta, variants, runs, out):
     L += ["## All runs, in execution order", ""]
     L += R.stamp_lines(meta)
     L.append("*CPU speed*: the guard's fixed awk loop, run once on each CPU just before "
-             "the run, the slowest in ms (a VM's CPUs may change speed between runs: "
-             "times and rates follow it, counts do not).")
+             "the run, in ms per CPU (CPU 0/CPU 1/...; a VM's CPUs may change speed between "
+             "runs: times and rates follow it, counts do not).")
     L.append("")
     L.append("| pair | variant | ops/s | CPU µs/op | ctx sw/op | epoll_ctl/op | syscalls/op "
              "| load1 before | PSI avg10 before | CPU speed (ms) |")

@@ -333,8 +333,8 @@ pingpong_page_says() {  # RUNS_TSV PATTERN
     grep -Eq -- "$2" "$t/page.md" && grep -q 'cpu_speed_ms' "$t/page.csv"
   local rc=$?; rm -rf "$t"; return $rc
 }
-expect_success "pingpong page: each run's CPU speed (ms) is listed beside its load" \
-  pingpong_page_says runs.tsv "^\\| 2 \\| MODE4 \\| 47,501 \\| .* \\| 1\\.71 \\| 9\\.90 \\| 45 \\|$"
+expect_success "pingpong page: each run's CPU speed (ms per CPU) is listed beside its load" \
+  pingpong_page_says runs.tsv "^\\| 2 \\| MODE4 \\| 47,501 \\| .* \\| 1\\.71 \\| 9\\.90 \\| 45/61 \\|$"
 expect_success "pingpong page: runs recorded before the CPU speed column read n/a" \
   pingpong_page_says runs-before-speed.tsv "^\\| 2 \\| MODE4 \\| 47,501 \\| .* \\| 9\\.90 \\| n/a \\|$"
 
