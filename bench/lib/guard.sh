@@ -239,37 +239,42 @@ bench_shell_words() {
   echo
 }
 
-# bench_cpu_speed: a fixed awk loop timed 3 times on each CPU (taskset; the
-# first 8), as "MIN-MAX ms"; a VM whose CPUs change speed shows it as a spread
-# that the load average does not. "n/a" without taskset or a CPU to pin to.
+# _bench_cpu_loop_ms CPU: the fixed awk loop pinned to CPU, in ms; fails
+# without taskset or that CPU
+_bench_cpu_loop_ms() {
+  local t0 t1
+  command -v taskset >/dev/null || return 1
+  t0=$(date +%s%N)
+  taskset -c "$1" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || return 1
+  t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000000 ))
+}
+
+# bench_cpu_speed: the loop timed 3 times on each CPU (the first 8), as
+# "MIN-MAX ms"; a VM whose CPUs change speed shows it as a spread that the
+# load average does not. "n/a" without taskset or a CPU to pin to.
 bench_cpu_speed() {
-  local n c r t0 t1 ms=()
-  command -v taskset >/dev/null || { echo "n/a"; return 0; }
+  local n c r ms=() m
   n=$(nproc); (( n > 8 )) && n=8
   for r in 1 2 3; do
     for ((c = 0; c < n; c++)); do
-      t0=$(date +%s%N)
-      taskset -c "$c" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || { echo "n/a"; return 0; }
-      t1=$(date +%s%N)
-      ms+=($(( (t1 - t0) / 1000000 )))
+      m=$(_bench_cpu_loop_ms "$c") || { echo "n/a"; return 0; }
+      ms+=("$m")
     done
   done
   printf '%s\n' "${ms[@]}" | sort -n | awk 'NR == 1 { min = $1 } { max = $1 } END { printf "%d-%d ms\n", min, max }'
 }
 
-# bench_cpu_speed_ms: the loop of bench_cpu_speed once on each CPU (the first
-# 8), in ms, as "CPU0/CPU1/..." (e.g. "45/61"): a look at each CPU's speed beside
-# a run, cheap enough to take before every one; "n/a" without taskset or a CPU
-# to pin to
+# bench_cpu_speed_ms: the loop once on each CPU (the first 8), in ms, as
+# "CPU0/CPU1/..." (e.g. "45/61"): a look at each CPU's speed beside a run,
+# cheap enough to take before every one; "n/a" without taskset or a CPU to
+# pin to
 bench_cpu_speed_ms() {
-  local n c t0 t1 out=""
-  command -v taskset >/dev/null || { echo "n/a"; return 0; }
+  local n c m out=""
   n=$(nproc); (( n > 8 )) && n=8
   for ((c = 0; c < n; c++)); do
-    t0=$(date +%s%N)
-    taskset -c "$c" awk 'BEGIN { for (i = 0; i < 1000000; i++) x += i % 7 }' 2>/dev/null || { echo "n/a"; return 0; }
-    t1=$(date +%s%N)
-    out+="${out:+/}$(( (t1 - t0) / 1000000 ))"
+    m=$(_bench_cpu_loop_ms "$c") || { echo "n/a"; return 0; }
+    out+="${out:+/}$m"
   done
   echo "$out"
 }
