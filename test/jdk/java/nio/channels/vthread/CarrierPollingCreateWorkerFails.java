@@ -52,6 +52,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -75,10 +76,12 @@ public class CarrierPollingCreateWorkerFails {
     private static final Path PIDS = Path.of("/sys/fs/cgroup/pids");
 
     public static void main(String[] args) throws Exception {
-        if (!Files.isWritable(PIDS.resolve("cgroup.procs"))) {
+        Path home = pidsCgroup();
+        if (home == null || !Files.isWritable(home.resolve("cgroup.procs"))) {
             throw new SkippedException("needs root and the cgroup v1 pids controller at "
                     + PIDS + " to limit the process's threads");
         }
+        ThreadLimit.removeStale(home);
 
         // the first virtual thread starts the pool's only carrier; it parks
         var unparked = new AtomicBoolean();
@@ -88,6 +91,11 @@ public class CarrierPollingCreateWorkerFails {
             }
         });
         awaitParked(parked, "the first virtual thread to park");
+        // the reader's start must release that carrier, not start a second one
+        await(() -> carrierThreads().stream().allMatch(t ->
+                        t.getState() == Thread.State.WAITING
+                        || t.getState() == Thread.State.TIMED_WAITING),
+                "the pool's only carrier to park idle");
         try (var reader = new Reader()) {
             awaitParked(reader.thread, "the reader to park in its read");
             awaitPollerState("BLOCKING", "the only carrier to block in the poller after"
@@ -98,7 +106,7 @@ public class CarrierPollingCreateWorkerFails {
             }
 
             var go = new CountDownLatch(1);
-            Thread unparker = Thread.ofPlatform().name("unparker").start(() -> {
+            Thread unparker = Thread.ofPlatform().name("unparker").daemon().start(() -> {
                 try {
                     go.await();
                 } catch (InterruptedException e) {
@@ -110,12 +118,12 @@ public class CarrierPollingCreateWorkerFails {
                 LockSupport.unpark(parked);
             });
 
-            try (var limit = ThreadLimit.enter()) {
+            try (var limit = ThreadLimit.enter(home)) {
                 limit.check();
                 go.countDown();
                 join(parked, "the virtual thread unparked while the pool could not start"
                         + " a carrier to run when its only carrier, blocked in the poller,"
-                        + " is woken (" + carriers() + " carriers)");
+                        + " is woken");
                 if (carriers() != 1) {
                     throw new RuntimeException("the pool started a carrier in " + limit
                             + ": " + carrierThreads());
@@ -133,28 +141,63 @@ public class CarrierPollingCreateWorkerFails {
         }
     }
 
+    /** The process's cgroup in the v1 pids hierarchy, or null if there is none. */
+    static Path pidsCgroup() throws IOException {
+        if (!Files.isDirectory(PIDS)) {
+            return null;
+        }
+        for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
+            String[] f = line.split(":", 3);   // id:controllers:path
+            if (f.length == 3 && List.of(f[1].split(",")).contains("pids")) {
+                return Path.of(PIDS + f[2]);
+            }
+        }
+        return null;
+    }
+
     /**
-     * The process in a new pids cgroup limited to its threads at entry, so that no
-     * thread can start; close moves it back and removes the cgroup.
+     * The process in a new pids cgroup, a child of its own, limited to its threads
+     * at entry, so that no thread can start; close moves it back and removes the
+     * cgroup.
      */
     static final class ThreadLimit implements AutoCloseable {
+        private static final String PREFIX = "et-jdk-create-worker-fails-";
+        private final Path home;
         private final Path dir;
 
-        private ThreadLimit(Path dir) {
+        private ThreadLimit(Path home, Path dir) {
+            this.home = home;
             this.dir = dir;
         }
 
-        static ThreadLimit enter() throws IOException {
-            Path dir = PIDS.resolve("et-jdk-" + ProcessHandle.current().pid());
+        /** Removes the empty cgroups of earlier runs that were killed. */
+        static void removeStale(Path home) throws IOException {
+            try (var dirs = Files.newDirectoryStream(home, PREFIX + "*")) {
+                for (Path d : dirs) {
+                    try {
+                        Files.delete(d);
+                    } catch (IOException e) {
+                        System.out.println("left " + d + ": " + e);   // still in use
+                    }
+                }
+            }
+        }
+
+        static ThreadLimit enter(Path home) throws IOException {
+            Path dir = home.resolve(PREFIX + ProcessHandle.current().pid());
             Files.createDirectory(dir);
-            var limit = new ThreadLimit(dir);
+            var limit = new ThreadLimit(home, dir);
             try {
                 String pid = Long.toString(ProcessHandle.current().pid());
                 Files.writeString(dir.resolve("cgroup.procs"), pid);
                 String current = Files.readString(dir.resolve("pids.current")).strip();
                 Files.writeString(dir.resolve("pids.max"), current);
             } catch (IOException | RuntimeException e) {
-                limit.close();
+                try {
+                    limit.close();
+                } catch (IOException | RuntimeException e2) {
+                    e.addSuppressed(e2);
+                }
                 throw e;
             }
             return limit;
@@ -180,7 +223,7 @@ public class CarrierPollingCreateWorkerFails {
         @Override
         public void close() throws IOException {
             String pid = Long.toString(ProcessHandle.current().pid());
-            Files.writeString(PIDS.resolve("cgroup.procs"), pid);
+            Files.writeString(home.resolve("cgroup.procs"), pid);
             Files.delete(dir);
         }
     }

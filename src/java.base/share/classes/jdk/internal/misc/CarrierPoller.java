@@ -41,8 +41,8 @@ package jdk.internal.misc;
  *      CPU; it then ends that with a compare-and-set that fails once the carrier
  *      was woken, so that the carrier does not block then.
  * <li> A thread that queues a task and finds no idle carrier on the stack to release,
- *      and no room to start one or fails to start one
- *      ({@code ForkJoinPool.signalWork}), calls
+ *      and either no room to start one or a carrier it starts that fails to start
+ *      or to register ({@code ForkJoinPool.signalWork, deregisterWorker}), calls
  *      {@link #wakeup()}, which wakes the blocked poll, at most once per block: it
  *      marks the carrier woken, and writes the poller's eventfd only if the
  *      carrier may be blocked in the kernel.
