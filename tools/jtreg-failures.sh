@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # jtreg-failures.sh WORK REPORT: after a jtreg run that did not pass, print
 # each test that did not pass with the end of its failing section, then a
-# short list (test, jtreg's result with the exception) as the last lines, where
-# a log that keeps only its tail still shows them.
+# short list (test, jtreg's result with the exception; for a JUnit test each
+# failed method with its exception and the test's line) as the last lines,
+# where a log that keeps only its tail still shows them.
 set -euo pipefail
 work=$1 report=$2
 summary=$report/text/summary.txt
@@ -30,10 +31,27 @@ failing_section() {
                if (!skip) print buf[i] } }' "$1"
 }
 
+# junit_failures JTR: one line per JUnit method that failed or aborted: the
+# method, the first line of its exception and the test class's deepest frame.
+junit_failures() {
+  awk '/^\[[0-9:.]+\] STARTED / { exc = ""; frame = ""; next }
+       /^\[[0-9:.]+\] (FAILED|ABORTED) / {
+         name = $0; sub(/^\[[0-9:.]+\] (FAILED|ABORTED) +/, "", name); sub(/ \[[0-9]+ms\]$/, "", name)
+         print "    " $2 " " name ": " (exc == "" ? "(no exception printed)" : exc) frame
+         exc = ""; frame = ""; next }
+       exc == "" && /^([A-Za-z_$][A-Za-z0-9_$]*\.)+[A-Za-z_$][A-Za-z0-9_$]*(Error|Exception|Throwable)(: |$)/ { exc = $0; pending = 1; next }
+       pending && /^\tat / { f = $0; sub(/^\tat /, "", f)
+         if (f ~ /^[A-Za-z0-9_$]+\.[A-Za-z0-9_$<>]+\(/) { sub(/^[^(]*\(/, "", f); sub(/\)$/, "", f); frame = " (" f ")"; pending = 0 } }' "$1"
+}
+
 for t in $failed; do
   jtr=$(jtr_of "$t")
   echo "======== $t ($(basename "$jtr"))"
   if [ -f "$jtr" ]; then failing_section "$jtr" | tail -n 60; else echo "(no $jtr)"; fi
 done
 echo "======== did not pass ($(echo "$failed" | wc -l) of $(wc -l < "$summary")):"
-awk '{ t = $1; $1 = ""; sub(/^ +/, ""); print "  " t ": " $0 }' <<< "$not_passed"
+while read -r t rest; do
+  echo "  $t: $rest"
+  jtr=$(jtr_of "$t")
+  [ -f "$jtr" ] && junit_failures "$jtr"
+done <<< "$not_passed"

@@ -703,6 +703,25 @@ if grep -q '^======== java/x/B.java#m4 (B_m4.jtr)' <<< "$out" && grep -q 'at B.m
 else
   echo "FAIL: jtreg-failures printed:"; sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
 fi
+# a JUnit test: each failed method with its exception and the test's line, in the list
+printf '%s\n' 'java/x/D.java#et  Failed. Execution failed: `main'"'"' threw exception: java.lang.Exception: JUnit test failure' \
+  >> "$jf/report/text/summary.txt"
+printf '%s\n' '#section:junit' '----------System.err:(12/400)----------' \
+  "[16:03:43.927] STARTED    D::ok 'ok()'" "[16:03:44.028] SUCCESSFUL D::ok 'ok()' [101ms]" \
+  "[16:03:44.029] STARTED    D::bad '[2] POLLED'" 'state of fd 7' \
+  'org.opentest4j.AssertionFailedError: state after the read ==> expected: <POLLED> but was: <DRAINED>' \
+  '	at org.junit.jupiter.api.Assertions.assertEquals(Assertions.java:563)' \
+  '	at etjdk.poller.Support.check(Support.java:40)' '	at D.bad(D.java:9)' \
+  "[16:03:44.064] FAILED     D::bad '[2] POLLED' [35ms]" 'STATUS:Failed.' > "$jf/work/java/x/D_et.jtr"
+out=$("$top/tools/jtreg-failures.sh" "$jf/work" "$jf/report" 2>&1)
+if [ "$(tail -n 2 <<< "$out")" = "  java/x/D.java#et: Failed. Execution failed: \`main' threw exception: java.lang.Exception: JUnit test failure
+    FAILED D::bad '[2] POLLED': org.opentest4j.AssertionFailedError: state after the read ==> expected: <POLLED> but was: <DRAINED> (D.java:9)" ] &&
+   grep -q '^======== did not pass (2 of 4):' <<< "$out"; then
+  echo "PASS: jtreg-failures: a JUnit test's failed method, its exception and line, in the list"; passed=$((passed + 1))
+else
+  echo "FAIL: jtreg-failures printed:"; sed 's/^/    /' <<< "$out"; failed=$((failed + 1))
+fi
+sed -i '/^java\/x\/D.java/d' "$jf/report/text/summary.txt"
 expect_success "jtreg-failures: nothing for a run that passed" \
   bash -c "sed -i '2d' '$jf/report/text/summary.txt' && [ -z \"\$('$top/tools/jtreg-failures.sh' '$jf/work' '$jf/report')\" ]"
 
