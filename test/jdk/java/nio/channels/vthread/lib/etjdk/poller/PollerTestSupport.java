@@ -35,6 +35,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketImpl;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -389,6 +390,13 @@ public final class PollerTestSupport {
                     idleEdges - other.idleEdges,
                     retries - other.retries,
                     deregistrations - other.deregistrations);
+        }
+        public Counters plus(Counters other) {
+            return new Counters(registrations + other.registrations,
+                    reused + other.reused,
+                    idleEdges + other.idleEdges,
+                    retries + other.retries,
+                    deregistrations + other.deregistrations);
         }
         static final Counters ZERO = new Counters(0, 0, 0, 0, 0);
     }
@@ -833,6 +841,45 @@ public final class PollerTestSupport {
     public static void awaitState(int fd, State expected, String what) {
         await(() -> what + " (fd " + fd + " to become " + expected + ", is " + state(fd) + ")",
                 () -> state(fd) == expected);
+    }
+
+    /**
+     * Returns once the read poller of fd has handled every event that it took from
+     * the kernel before this call (edge-triggered only). An event taken before the
+     * data it reports was read is otherwise handled late: it wakes the next reader
+     * or leaves POLLED after that reader emptied the queue. A reader of another
+     * connection served by the same poller parks, its data arrives, and its read
+     * returns when the poller has handled that event, which it took from the
+     * kernel in a later batch than any event taken before the data was written.
+     * @return what the poller's counters moved by meanwhile: the other connection's
+     *     registration, park and deregistration, when nothing else used the poller
+     */
+    public static Counters awaitReadPollerCaughtUp(int fd, ServerSocketChannel listener)
+            throws Exception {
+        Object poller = readPollerFor(fd);
+        Counters before = counters(poller);
+        List<ChannelPair> opened = new ArrayList<>();
+        try {
+            ChannelPair fence = null;
+            for (int attempt = 1; fence == null; attempt++) {
+                ChannelPair pair = ChannelPair.open(listener);
+                opened.add(pair);
+                if (readPollerFor(fdVal(pair.server())) == poller) {
+                    fence = pair;
+                } else if (attempt == 16) {
+                    throw new AssertionError("no connection of 16 is served by the read poller of fd " + fd);
+                }
+            }
+            SocketChannel sc = fence.server();
+            int fenceFd = fdVal(sc);
+            var reader = startVirtual("fence reader", () -> sc.read(ByteBuffer.allocate(1)));
+            awaitParked(reader.thread(), fenceFd, "the fence reader to park (fd " + fenceFd + ")");
+            fence.client().write(ByteBuffer.wrap(new byte[] { 1 }));
+            reader.join("the read poller of fd " + fd + " to handle the event of fence fd " + fenceFd);
+        } finally {
+            for (ChannelPair pair : opened) pair.close();
+        }
+        return counters(poller).minus(before);
     }
 
     /** Prints a thread dump and the pollers, returns the error to throw. */
