@@ -34,11 +34,11 @@ failing_section() {
 # junit_failures JTR: one line per JUnit method that failed or aborted: the
 # method, the first line of its exception and the test class's deepest frame.
 junit_failures() {
-  awk '/^\[[0-9:.]+\] STARTED / { exc = ""; frame = ""; next }
+  awk '/^\[[0-9:.]+\] STARTED / { exc = ""; frame = ""; pending = 0; next }
        /^\[[0-9:.]+\] (FAILED|ABORTED) / {
          name = $0; sub(/^\[[0-9:.]+\] (FAILED|ABORTED) +/, "", name); sub(/ \[[0-9]+ms\]$/, "", name)
          print "    " $2 " " name ": " (exc == "" ? "(no exception printed)" : exc) frame
-         exc = ""; frame = ""; next }
+         exc = ""; frame = ""; pending = 0; next }
        exc == "" && /^([A-Za-z_$][A-Za-z0-9_$]*\.)+[A-Za-z_$][A-Za-z0-9_$]*(Error|Exception|Throwable)(: |$)/ { exc = $0; pending = 1; next }
        pending && /^\tat / { f = $0; sub(/^\tat /, "", f)
          if (f ~ /^[A-Za-z0-9_$]+\.[A-Za-z0-9_$<>]+\(/) { sub(/^[^(]*\(/, "", f); sub(/\)$/, "", f); frame = " (" f ")"; pending = 0 } }' "$1"
